@@ -1,0 +1,52 @@
+"""Global switches, read as attributes and set with ``config.update(name, value)``.
+
+Names follow JAX's (``jax_enable_x64``) so ported code keeps working.
+"""
+import os
+
+_DEFAULTS = {
+    "jax_enable_x64": False,
+    "log_compiles": False,
+    "debug_nans": False,
+}
+
+
+def _env_bool(name, default):
+    value = os.environ.get(name.upper())
+    if value is None:
+        return default
+    return value.lower() in ("1", "true", "yes", "on")
+
+
+class Config:
+    def __init__(self):
+        object.__setattr__(self, "_values", {k: _env_bool(k, v) for k, v in _DEFAULTS.items()})
+        object.__setattr__(self, "_listeners", [])
+
+    def update(self, name, value):
+        if name not in self._values:
+            known = ", ".join(sorted(self._values))
+            raise AttributeError(f"astjax.config has no option {name!r}; known options: {known}")
+        self._values[name] = value
+        for listener in self._listeners:
+            listener(name, value)
+
+    def on_change(self, listener):
+        """Call ``listener(name, value)`` after every update (caches keyed on config use this)."""
+        self._listeners.append(listener)
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"astjax.config has no option {name!r}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError("use astjax.config.update(name, value)")
+
+    def snapshot(self):
+        """The values that change generated code (part of every specialization key)."""
+        return (self._values["jax_enable_x64"],)
+
+
+config = Config()

@@ -1,0 +1,42 @@
+"""User-facing errors. Every error raised at the user names their file and line."""
+
+
+class AstjaxError(Exception):
+    """Base of astjax's errors."""
+
+
+class UserCodeError(AstjaxError):
+    """A problem in the user's function, located at ``filename:lineno:col``."""
+
+    def __init__(self, message, filename=None, lineno=None, col=None, source_line=None):
+        self.message = message
+        self.filename, self.lineno, self.col = filename, lineno, col
+        self.source_line = source_line
+        super().__init__(self._format())
+
+    def _format(self):
+        if self.filename is None:
+            return self.message
+        where = f"{self.filename}:{self.lineno}"
+        if self.col is not None:
+            where += f":{self.col + 1}"
+        text = f"{where}: {self.message}"
+        if self.source_line:
+            text += f"\n    {self.source_line.strip()}"
+        return text
+
+
+class UnsupportedSyntaxError(UserCodeError, SyntaxError.__base__):
+    """A construct astjax does not compile (try, with, global, generators, ...)."""
+
+
+class TypeCheckError(UserCodeError, TypeError):
+    """A shape or dtype error found while typing the user's function."""
+
+
+class NoSourceError(AstjaxError, ValueError):
+    """The function has no Python source to read (REPL, exec, builtin)."""
+
+
+class ShapeError(TypeError):
+    """Raised by an op's shape/dtype rule; the caller adds the user's location."""

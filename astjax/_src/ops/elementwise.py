@@ -1,0 +1,130 @@
+"""Elementwise ops: arithmetic, comparison, logic and math functions."""
+import math
+import operator
+
+import numpy as np
+
+from ..errors import ShapeError
+from .registry import elementwise, register_method, register_name
+
+
+def _no_bool(name, dtype):
+    if dtype.kind == "b":
+        raise ShapeError(f"{name}() does not accept boolean arrays; convert with .astype(int)")
+
+
+def _int_or_bool(name, dtype):
+    if dtype.kind not in "biu":
+        raise ShapeError(f"{name}() needs integer or boolean arrays, got {dtype}")
+
+
+def _no_complex(name, dtype):
+    if dtype.kind == "c":
+        raise ShapeError(f"{name}() is not defined for complex arrays")
+
+
+# --- arithmetic (binary, numeric promotion) ------------------------------------------------
+add = elementwise("add", np.add, nin=2, infix="+", aliases=(np.add, operator.add))
+subtract = elementwise("subtract", np.subtract, nin=2, infix="-", dtype_check=_no_bool,
+                       aliases=(np.subtract, operator.sub))
+multiply = elementwise("multiply", np.multiply, nin=2, infix="*",
+                       aliases=(np.multiply, operator.mul))
+true_divide = elementwise("true_divide", np.true_divide, nin=2, infix="/", inexact=True,
+                          aliases=(np.true_divide, operator.truediv))
+floor_divide = elementwise("floor_divide", np.floor_divide, nin=2, infix="//",
+                           dtype_check=_no_complex, aliases=(np.floor_divide, operator.floordiv))
+remainder = elementwise("remainder", np.remainder, nin=2, infix="%", dtype_check=_no_complex,
+                        aliases=(np.remainder, np.mod, operator.mod))
+power = elementwise("power", np.power, nin=2, infix="**", aliases=(np.power, operator.pow, math.pow))
+maximum = elementwise("maximum", np.maximum, nin=2, aliases=(np.maximum,))
+minimum = elementwise("minimum", np.minimum, nin=2, aliases=(np.minimum,))
+arctan2 = elementwise("arctan2", np.arctan2, nin=2, inexact=True, aliases=(np.arctan2, math.atan2))
+
+negative = elementwise("negative", np.negative, dtype_check=_no_bool,
+                       aliases=(np.negative, operator.neg))
+positive = elementwise("positive", np.positive, aliases=(np.positive, operator.pos))
+absolute = elementwise("abs", np.absolute, aliases=(np.absolute, np.abs, abs),
+                       out_dtype=lambda d: np.abs(np.zeros((), d)).dtype)
+sign = elementwise("sign", np.sign, aliases=(np.sign,))
+square = elementwise("square", np.square, aliases=(np.square,))
+reciprocal = elementwise("reciprocal", lambda x: np.reciprocal(x), inexact=True,
+                         aliases=(np.reciprocal,))
+
+# --- comparisons and logic ---------------------------------------------------------------------
+for _name, _np, _sym, _pyop in [
+        ("less", np.less, "<", operator.lt), ("less_equal", np.less_equal, "<=", operator.le),
+        ("greater", np.greater, ">", operator.gt),
+        ("greater_equal", np.greater_equal, ">=", operator.ge),
+        ("equal", np.equal, "==", operator.eq), ("not_equal", np.not_equal, "!=", operator.ne)]:
+    elementwise(_name, _np, nin=2, out_dtype=np.bool_, infix=_sym, aliases=(_np, _pyop),
+                differentiable=False)
+
+logical_and = elementwise("logical_and", np.logical_and, nin=2, out_dtype=np.bool_,
+                          aliases=(np.logical_and,), differentiable=False)
+logical_or = elementwise("logical_or", np.logical_or, nin=2, out_dtype=np.bool_,
+                         aliases=(np.logical_or,), differentiable=False)
+logical_xor = elementwise("logical_xor", np.logical_xor, nin=2, out_dtype=np.bool_,
+                          aliases=(np.logical_xor,), differentiable=False)
+logical_not = elementwise("logical_not", np.logical_not, out_dtype=np.bool_,
+                          aliases=(np.logical_not,), differentiable=False)
+bitwise_and = elementwise("bitwise_and", np.bitwise_and, nin=2, infix="&", differentiable=False,
+                          dtype_check=_int_or_bool, aliases=(np.bitwise_and, operator.and_))
+bitwise_or = elementwise("bitwise_or", np.bitwise_or, nin=2, infix="|", differentiable=False,
+                         dtype_check=_int_or_bool, aliases=(np.bitwise_or, operator.or_))
+bitwise_xor = elementwise("bitwise_xor", np.bitwise_xor, nin=2, infix="^", differentiable=False,
+                          dtype_check=_int_or_bool, aliases=(np.bitwise_xor, operator.xor))
+invert = elementwise("invert", np.invert, differentiable=False, dtype_check=_int_or_bool,
+                     aliases=(np.invert, np.bitwise_not, operator.invert))
+isnan = elementwise("isnan", np.isnan, out_dtype=np.bool_, differentiable=False,
+                    aliases=(np.isnan, math.isnan))
+isinf = elementwise("isinf", np.isinf, out_dtype=np.bool_, differentiable=False,
+                    aliases=(np.isinf, math.isinf))
+isfinite = elementwise("isfinite", np.isfinite, out_dtype=np.bool_, differentiable=False,
+                       aliases=(np.isfinite, math.isfinite))
+
+# --- math functions (computed in floating point: ints promote to the default float) ----------
+_UNARY_MATH = [
+    ("exp", np.exp, math.exp), ("exp2", np.exp2, None), ("expm1", np.expm1, math.expm1),
+    ("log", np.log, math.log), ("log1p", np.log1p, math.log1p), ("log2", np.log2, math.log2),
+    ("log10", np.log10, math.log10), ("sqrt", np.sqrt, math.sqrt), ("cbrt", np.cbrt, None),
+    ("sin", np.sin, math.sin), ("cos", np.cos, math.cos), ("tan", np.tan, math.tan),
+    ("arcsin", np.arcsin, math.asin), ("arccos", np.arccos, math.acos),
+    ("arctan", np.arctan, math.atan), ("sinh", np.sinh, math.sinh), ("cosh", np.cosh, math.cosh),
+    ("tanh", np.tanh, math.tanh), ("arcsinh", np.arcsinh, math.asinh),
+    ("arccosh", np.arccosh, math.acosh), ("arctanh", np.arctanh, math.atanh),
+]
+for _name, _np, _math in _UNARY_MATH:
+    globals()[_name] = elementwise(_name, _np, inexact=True,
+                                   aliases=(_np,) + ((_math,) if _math else ()))
+
+
+
+def _float_only(fn):
+    """floor/ceil/... leave integers unchanged, as in JAX (NumPy would make them float64)."""
+    def impl(x):
+        return x if np.asarray(x).dtype.kind in "biu" else fn(x)
+    impl.__doc__ = fn.__doc__
+    return impl
+
+
+floor = elementwise("floor", _float_only(np.floor), dtype_check=_no_complex, aliases=(np.floor,),
+                    differentiable=False)
+ceil = elementwise("ceil", _float_only(np.ceil), dtype_check=_no_complex, aliases=(np.ceil,),
+                   differentiable=False)
+trunc = elementwise("trunc", _float_only(np.trunc), dtype_check=_no_complex, aliases=(np.trunc,),
+                    differentiable=False)
+rint = elementwise("rint", _float_only(np.rint), dtype_check=_no_complex, aliases=(np.rint,),
+                   differentiable=False)
+def _real_dtype(dtype):
+    return np.zeros((), dtype).real.dtype
+
+
+real = elementwise("real", np.real, aliases=(np.real,), out_dtype=_real_dtype)
+imag = elementwise("imag", np.imag, aliases=(np.imag,), out_dtype=_real_dtype)
+conjugate = elementwise("conjugate", np.conjugate, aliases=(np.conjugate, np.conj))
+
+for _public, _op in [("divide", true_divide), ("mod", remainder), ("absolute", absolute),
+                     ("conj", conjugate), ("pow", power), ("bitwise_not", invert)]:
+    register_name(_public, _op)
+for _m in ("conjugate", "conj"):
+    register_method(_m, "conjugate")

@@ -1,0 +1,230 @@
+"""One place per op.
+
+An ``Op`` holds every fact about one operation: its NumPy-level implementation
+(what the python backend runs and eager mode calls), its abstract evaluation
+rule (shape/dtype: types in, type out), how its operand dtypes are promoted,
+and slots that later stages fill in beside it (jvp, vjp, batching, lowering).
+
+Calling convention, shared by every op:
+  * Every op is registered under its JAX name (``jnp.<name>``); extra public
+    names go through ``register_name``; ``x.method()`` forms through
+    ``register_method``; NumPy/math functions through ``aliases``.
+  * ``impl(*operands, **params)`` gets NumPy arrays / Python scalars whose
+    dtypes are already promoted, and returns NumPy values.
+  * ``abstract_eval(*operand_types, **params)`` gets ``ir.types`` values for
+    operands; params are static Python values, or types when dynamic (e.g. a
+    reshape size computed at run time). It returns a type, or raises
+    ``ShapeError`` with a message for the user.
+Operands are the parameters of ``impl`` listed in ``operands``; everything
+else is a param. ``static`` names params that must be known at generation time.
+"""
+import inspect
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import ShapeError
+from ..ir.types import ArrayType, SequenceType, Static, as_array_type, is_numeric
+
+REGISTRY = {}        # name -> Op
+NAMESPACE = {}       # public jnp name -> Op (the op's own name plus register_name extras)
+METHODS = {}         # Array method name (x.sum) -> op name; the array is the first operand
+_BY_OBJECT = {}      # id(numpy/math function) -> Op, so np.sin resolves to the sin op
+_OBJECTS = []        # keep aliased objects alive so ids stay unique
+
+
+class Op:
+    def __init__(self, name, impl, abstract_eval, *, operands=None, static=(), promote=None,
+                 inexact=False, differentiable=True, infix=None, aliases=()):
+        self.name = name
+        self.impl = impl
+        self.abstract_eval = abstract_eval
+        self.signature = inspect.signature(impl)
+        params = list(self.signature.parameters)
+        self.operands = tuple(operands if operands is not None else params[:1])
+        self.static = tuple(static)
+        # names of operands promoted to one common dtype before impl (JAX's promote_args)
+        self.promote = tuple(promote) if promote is not None else ()
+        self.inexact = inexact          # promoted dtype is then made inexact (sin of an int)
+        self.differentiable = differentiable
+        self.infix = infix              # shown as `a + b` in generated source
+        self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
+        for obj in aliases:
+            register_alias(obj, self)
+        if name in REGISTRY:
+            raise ValueError(f"op {name!r} registered twice")
+        REGISTRY[name] = self
+        NAMESPACE[name] = self
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+    # --- binding ---------------------------------------------------------------------------
+    def bind(self, args, kwargs):
+        """Match a call's arguments to (operands dict, params dict), in signature order."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise ShapeError(f"{self.name}(): {e}") from None
+        operands, params = {}, {}
+        for name, value in bound.arguments.items():
+            kind = self.signature.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                value = tuple(value)
+            (operands if name in self.operands else params)[name] = value
+        return operands, params
+
+    # --- typing ----------------------------------------------------------------------------
+    def promoted_dtype(self, operand_types):
+        """The ``(dtype, weak)`` that promoted operands are cast to, or None."""
+        if not self.promote:
+            return None
+        typed = []
+        for name in self.promote:
+            t = operand_types.get(name)
+            if t is None:
+                continue
+            for leaf in (t.elts if isinstance(t, SequenceType) else (t,)):
+                if not is_numeric(leaf):
+                    raise ShapeError(f"{self.name}(): argument {name} must be an array, got {leaf}")
+                a = as_array_type(leaf)
+                typed.append((a.dtype, a.weak))
+        if not typed:
+            return None
+        dtype, weak = dtypes.promote_types(*typed)
+        if self.inexact:
+            dtype, weak = dtypes.to_inexact(dtype, weak)
+        return dtype, weak
+
+    def infer(self, operand_types, params):
+        """Output type for the given operand types and params (static values or types)."""
+        for name in self.static:
+            value = params.get(name)
+            if isinstance(value, ArrayType):
+                raise ShapeError(f"{self.name}(): {name} must be known when the code is "
+                                 f"generated (a constant or a static argument), not computed")
+        return self.abstract_eval(**operand_types, **params)
+
+    # --- eager ----------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        from ..runtime.eager import apply_eagerly
+        return apply_eagerly(self, args, kwargs)
+
+
+def register_alias(obj, op):
+    """Make a foreign callable (np.sin, math.sin) resolve to ``op`` in user code."""
+    _OBJECTS.append(obj)
+    _BY_OBJECT[id(obj)] = op
+
+
+def register_name(public_name, op):
+    """Also export ``op`` as ``jnp.<public_name>`` (jnp.divide for true_divide)."""
+    NAMESPACE[public_name] = op
+
+
+def register_method(method_name, op_name=None):
+    """``x.method(...)`` means ``op(x, ...)`` on Arrays and in compiled code."""
+    METHODS[method_name] = op_name or method_name
+
+
+def op_for_object(obj):
+    return _BY_OBJECT.get(id(obj))
+
+
+def lookup(name):
+    return REGISTRY[name]
+
+
+# --- shared shape/dtype rules ----------------------------------------------------------------
+
+def broadcast_types(op_name, *types):
+    """NumPy broadcasting of ranks, checking nothing about sizes (they are symbolic)."""
+    from ..ir.types import broadcast_ones
+    return broadcast_ones(*[as_array_type(t) for t in types])
+
+
+def elementwise_rule(out_dtype=None):
+    """Abstract eval for an n-ary elementwise op: broadcast ranks, dtype from promotion.
+
+    ``out_dtype``: None for the promoted dtype, a dtype (comparisons give bool),
+    or a function of the promoted dtype (abs of complex64 is float32).
+    """
+    def rule(*operand_types, _op):
+        arrays = [as_array_type(t) for t in operand_types]
+        ones = broadcast_types(_op.name, *arrays)
+        dtype, weak = _op.promoted_dtype(dict(zip(_op.operands, operand_types)))
+        if out_dtype is None:
+            return ArrayType(dtype, ones, weak)
+        if callable(out_dtype):
+            return ArrayType(np.dtype(out_dtype(dtype)), ones, weak)
+        return ArrayType(np.dtype(out_dtype), ones, False)
+    return rule
+
+
+def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(), infix=None,
+                differentiable=True, dtype_check=None):
+    """Register an elementwise op taking ``nin`` array operands and no params."""
+    argnames = ["x", "y", "z"][:nin]
+    src = f"def {name}({', '.join(argnames)}): return _impl({', '.join(argnames)})"
+    namespace = {"_impl": impl}
+    exec(src, namespace)  # a wrapper with named operands, so signature binding works
+    wrapper = namespace[name]
+    wrapper.__doc__ = getattr(impl, "__doc__", None)
+    op = None
+
+    def abstract_eval(**named):
+        types = [named[a] for a in argnames]
+        if dtype_check is not None:
+            for t in types:
+                dtype_check(name, as_array_type(t).dtype)
+        return rule(*types, _op=op)
+
+    rule = elementwise_rule(out_dtype)
+    op = Op(name, wrapper, abstract_eval, operands=argnames, promote=argnames, inexact=inexact,
+            differentiable=differentiable, infix=infix, aliases=aliases)
+    return op
+
+
+def operand_casts(op, operand_types, runtime_scalar):
+    """Which promoted operands need an explicit cast, and to what dtype.
+
+    Returns ``{name: dtype}``. After these casts NumPy computes in exactly the
+    promoted dtype: dynamic operands of another dtype are cast; a Python
+    scalar literal is left to NumPy's weak-scalar rule (NEP 50) when a cast or
+    already-matching dynamic operand sets the dtype, and is typed otherwise
+    (``np.sin(2.0)`` would be float64). ``runtime_scalar(name)`` tells whether
+    an operand is a Python scalar literal. Sequence operands (concatenate's
+    tuple) are cast element by element by the caller.
+    """
+    target = op.promoted_dtype(operand_types)
+    if target is None:
+        return {}
+    dtype = target[0]
+    casts, literals, has_dynamic = {}, [], False
+    for name in op.promote:
+        t = operand_types.get(name)
+        if t is None or isinstance(t, SequenceType):
+            continue
+        if runtime_scalar(name):
+            literals.append(name)
+            continue
+        has_dynamic = True
+        if as_array_type(t).dtype != dtype:
+            casts[name] = dtype
+    if not has_dynamic:
+        for name in literals:
+            casts[name] = dtype
+    else:
+        for name in literals:
+            if as_array_type(operand_types[name]).dtype.kind == "c" and dtype.kind != "c":
+                casts[name] = dtype
+    return casts
+
+
+def static_value(value, what):
+    """A param's static Python value, or a ShapeError saying it must be static."""
+    if isinstance(value, Static):
+        return value.value
+    if isinstance(value, (ArrayType, SequenceType)):
+        raise ShapeError(f"{what} must be known when the code is generated, not computed")
+    return value
