@@ -1,3 +1,3 @@
 """The op registry. Importing this package registers every op."""
 from .registry import REGISTRY, Op, lookup, op_for_object  # noqa: F401
-from . import elementwise  # noqa: F401  (registers)
+from . import elementwise, conversions, creation, reductions, linalg, shape, indexing  # noqa: F401

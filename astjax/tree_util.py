@@ -1,0 +1,1 @@
+from ._src.tree_util import *  # noqa
