@@ -157,3 +157,22 @@ def broadcast_ones(*types):
     for axis in range(-ndim, 0):
         out.append(all(t.ones[axis] for t in types if t.ndim >= -axis))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class ListType(Type):
+    """A Python list built at run time (``append``), of unknown length."""
+    elt: Type
+
+    def __str__(self):
+        return f"list[{self.elt}]"
+
+
+class _Unknown(Type):
+    """Not yet known (the result of a recursive call while its return type is inferred)."""
+
+    def __str__(self):
+        return "?"
+
+
+UNKNOWN = _Unknown()

@@ -1,0 +1,154 @@
+"""Public transformations. One compiled version per abstract signature.
+
+``jit`` here runs the python backend (generated NumPy source); the Numba
+backend replaces it in the jit issue without changing this interface.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from . import dtypes
+from .backends.loader import load_module
+from .backends.python import PythonEmitter
+from .config import config
+from .errors import AstjaxError
+from .frontend.pipeline import dump
+from .ir.specialize import Program
+from .ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
+from .runtime.array import Array, to_numpy_input
+
+
+class Compiled:
+    """A generated module and its entry function for one abstract signature."""
+
+    def __init__(self, fn, arg_types):
+        program = Program()
+        spec = program.specialize(fn, arg_types)
+        self.source = PythonEmitter(program).module_source()
+        dump("emit", fn.__qualname__, self.source)
+        namespace = {name: value for name, value, _ in program.captured.values()}
+        namespace.update({name: value for name, value in program.statics.values()})
+        module = load_module(self.source, spec.name, namespace)
+        self.entry = getattr(module, spec.name)
+        self.out_type = spec.return_type
+
+
+class Transformed:
+    """Shared machinery of decorators: argument typing, the specialization cache."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=()):
+        if not callable(fun):
+            raise TypeError(f"expected a function, got {type(fun).__name__}")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.__astjax_wrapped__ = fun
+        self.signature = inspect.signature(fun)
+        names = list(self.signature.parameters)
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self.static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
+        for i in static_argnums:
+            if not -len(names) <= i < len(names):
+                raise ValueError(f"static_argnums {i} is out of range for "
+                                 f"{fun.__name__}{self.signature}")
+        self.cache = {}
+
+    def bind(self, args, kwargs):
+        try:
+            ba = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.fun.__name__}(): {e}") from None
+        ba.apply_defaults()
+        return ba
+
+    def compiled_for(self, args, kwargs):
+        ba = self.bind(args, kwargs)
+        values, types_ = [], []
+        for name, value in ba.arguments.items():
+            if name in self.static:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ValueError(f"static argument {name!r} of {self.fun.__name__} must be "
+                                     f"hashable, got {type(value).__name__}; pass a tuple "
+                                     f"instead of a list/array") from None
+                types_.append(Static(value))
+            else:
+                try:
+                    types_.append(type_of_value(value))
+                except TypeError as e:
+                    raise TypeError(f"{self.fun.__name__}(): argument {name!r}: {e}") from None
+            values.append(value)
+        key = (tuple(types_), config.snapshot())
+        compiled = self.cache.get(key)
+        if compiled is None:
+            compiled = Compiled(self.fun, tuple(types_))
+            self.cache[key] = compiled
+        return compiled, values
+
+
+def _convert_input(value):
+    from .tree_util import tree_map
+    return tree_map(to_numpy_input, value)
+
+
+def _wrap_output(value, t):
+    if isinstance(t, ArrayType):
+        arr = np.asarray(value)
+        if arr.dtype != t.dtype:
+            arr = arr.astype(t.dtype)
+        return Array(arr, t.weak)
+    if isinstance(t, Static):
+        if dtypes.is_python_scalar(t.value) and not isinstance(t.value, bool) or \
+                isinstance(t.value, bool):
+            return Array(np.asarray(t.value, dtypes.python_scalar_dtype(t.value)), True)
+        return value
+    if isinstance(t, SequenceType):
+        return type(value)(_wrap_output(v, e) for v, e in zip(value, t.elts))
+    if isinstance(t, TreeType):
+        from .tree_util import flatten_one_level, unflatten_one_level
+        children, _, aux = flatten_one_level(value)
+        return unflatten_one_level(type(value), aux, [_wrap_output(c, e) for c, e in
+                                                      zip(children, t.children)])
+    return value
+
+
+class Jitted(Transformed):
+    def __call__(self, *args, **kwargs):
+        compiled, values = self.compiled_for(args, kwargs)
+        inputs = [v if isinstance(t, Static) else _convert_input(v)
+                  for v, t in zip(values, compiled_types(compiled))]
+        return _wrap_output(compiled.entry(*inputs), compiled.out_type)
+
+
+def compiled_types(compiled):
+    return compiled.arg_types if hasattr(compiled, "arg_types") else _arg_types(compiled)
+
+
+def _arg_types(compiled):
+    return [None] * compiled.entry.__code__.co_argcount
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+    """Compile ``fun`` per abstract signature (dtype, rank, size-1 dims, static values)."""
+    if fun is None:
+        return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                             donate_argnums=donate_argnums)
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+def make_source(fun, static_argnums=(), static_argnames=()):
+    """``make_source(f)(*args)``: the generated source of ``f`` for these argument types."""
+    target = fun if isinstance(fun, Transformed) else Transformed(fun, static_argnums,
+                                                                  static_argnames)
+
+    def source(*args, **kwargs):
+        compiled, _ = target.compiled_for(args, kwargs)
+        return compiled.source
+    return source
+
+
+__all__ = ["jit", "make_source", "AstjaxError"]

@@ -1,0 +1,312 @@
+"""Structural desugaring, before A-normal form.
+
+* ``for`` over anything but ``range`` becomes a counted loop over
+  ``range(len(seq))`` (``enumerate``/``zip`` included), so every loop the later
+  stages see has a trip count known at loop entry.
+* Comprehensions become loops that append to a list.
+* ``return`` inside control flow, ``break`` and ``continue`` become flags: the
+  statements after one are guarded by ``if not flag``, and a loop that can be
+  left early becomes a ``while`` whose condition tests the flag. The function
+  ends in exactly one ``return``.
+* Constructs we do not compile are rejected with the user's file:line:col.
+"""
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from .naming import (and_, assign, call, const, copy_loc, load, not_, or_, store)
+
+_UNSUPPORTED = {
+    gast.Try: "try/except", gast.With: "with", gast.AsyncWith: "async with",
+    gast.AsyncFor: "async for", gast.AsyncFunctionDef: "async def", gast.Global: "global",
+    gast.Nonlocal: "nonlocal", gast.Yield: "yield (generators)",
+    gast.YieldFrom: "yield from (generators)", gast.Await: "await", gast.ClassDef: "class",
+    gast.Delete: "del", gast.Raise: "raise", gast.Import: "import", gast.ImportFrom: "import",
+    gast.SetComp: "set comprehensions", gast.DictComp: "dict comprehensions",
+    gast.Set: "set literals", gast.Match: "match", gast.NamedExpr: "the walrus operator :=",
+    gast.FunctionDef: "nested def inside a transformed function (define it outside, or as a "
+                      "lambda assigned to a name)",
+}
+_HINTS = {
+    "try/except": "move error handling outside the transformed function",
+    "raise": "check inputs before calling the transformed function",
+    "global": "pass the value as an argument and return the new value",
+}
+
+
+def check_supported(parsed):
+    for node in gast.walk(parsed.node):
+        if node is parsed.node:
+            continue
+        what = _UNSUPPORTED.get(type(node))
+        if what is not None:
+            hint = _HINTS.get(what, "rewrite it with supported Python (see the README)")
+            raise parsed.error(node, f"astjax cannot compile {what} here; {hint}",
+                               UnsupportedSyntaxError)
+        if isinstance(node, (gast.For, gast.While)) and node.orelse:
+            kind = "for" if isinstance(node, gast.For) else "while"
+            raise parsed.error(node, f"astjax cannot compile {kind}/else; use a flag",
+                               UnsupportedSyntaxError)
+        if isinstance(node, gast.Starred):
+            raise parsed.error(node, "astjax cannot compile starred expressions (*x); index "
+                               "the sequence explicitly", UnsupportedSyntaxError)
+    args = parsed.node.args
+    if args.vararg or args.kwarg:
+        raise parsed.error(parsed.node, "astjax cannot compile *args/**kwargs parameters",
+                           UnsupportedSyntaxError)
+
+
+class Desugar:
+    def __init__(self, parsed, names):
+        self.parsed = parsed
+        self.names = names
+        self.ret_flag = self.ret_val = None
+        self.loops = []  # stack of {"brk": name|None, "cont": name|None}
+
+    # --- entry -----------------------------------------------------------------------------
+    def function(self, fdef):
+        body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
+        body = self.loops_over_sequences(body)
+        early = self._has_early_return(body)
+        fdef.body = body
+        if early:
+            self.ret_flag, self.ret_val = self.names.fresh("returned"), self.names.fresh("retval")
+        body, _ = self.block(body)
+        if early:
+            init = assign(self.ret_flag, const(False), fdef)
+            tail = gast.Return(value=load(self.ret_val))
+            # a path that falls off the end returns None, as in Python
+            body = [init] + body
+            if not _always_returns(fdef.body):
+                fall = gast.If(test=not_(load(self.ret_flag)),
+                               body=[assign(self.ret_val, const(None))], orelse=[])
+                body.append(copy_loc(fall, fdef))
+            body.append(copy_loc(tail, fdef))
+        elif not body or not isinstance(body[-1], gast.Return):
+            body.append(copy_loc(gast.Return(value=const(None)), fdef))
+        fdef.body = body
+        return fdef
+
+    @staticmethod
+    def _has_early_return(body):
+        returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
+        return bool(returns) and not (len(returns) == 1 and body[-1] is returns[0])
+
+    # --- break / continue / return ---------------------------------------------------------
+    def block(self, stmts):
+        """Lower a statement list; return (new statements, flags that may be set)."""
+        out = []
+        for k, s in enumerate(stmts):
+            new, escapes = self.statement(s)
+            out.extend(new)
+            if escapes:
+                rest, rest_escapes = self.block(stmts[k + 1:])
+                if rest:
+                    guard = not_(or_(*[load(f) for f in sorted(escapes)]))
+                    out.append(copy_loc(gast.If(test=guard, body=rest, orelse=[]), stmts[k + 1]))
+                return out, escapes | rest_escapes
+        return out, set()
+
+    def statement(self, s):
+        if isinstance(s, gast.Return):
+            if self.ret_flag is None:
+                return [s], set()
+            value = s.value if s.value is not None else const(None)
+            new = [assign(self.ret_val, value, s), assign(self.ret_flag, const(True), s)]
+            return new, {self.ret_flag}
+        if isinstance(s, (gast.Break, gast.Continue)):
+            loop = self.loops[-1]
+            flag = loop["brk" if isinstance(s, gast.Break) else "cont"]
+            return [assign(flag, const(True), s)], {flag}
+        if isinstance(s, gast.If):
+            body, e1 = self.block(s.body)
+            orelse, e2 = self.block(s.orelse)
+            s.body, s.orelse = body or [gast.Pass()], orelse
+            return [s], e1 | e2
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s)
+        return [s], set()
+
+    def loop(self, s):
+        has = lambda kind: any(isinstance(n, kind) for n in _walk_loop_body(s.body))
+        info = {"brk": self.names.fresh("brk") if has(gast.Break) else None,
+                "cont": self.names.fresh("cont") if has(gast.Continue) else None}
+        self.loops.append(info)
+        body, escapes = self.block(s.body)
+        self.loops.pop()
+        escapes.discard(info["cont"])
+        if info["cont"]:
+            body.insert(0, assign(info["cont"], const(False), s))
+        exits = [f for f in (info["brk"], self.ret_flag) if f in escapes]
+        escapes.discard(info["brk"])
+        pre = [assign(info["brk"], const(False), s)] if info["brk"] else []
+        if not exits:
+            s.body = body or [gast.Pass()]
+            return pre + [s], escapes
+        stay = not_(or_(*[load(f) for f in exits]))
+        if isinstance(s, gast.While):
+            s.test, s.body = and_(stay, s.test), body
+            return pre + [s], escapes
+        return pre + self._for_as_while(s, body, stay), escapes
+
+    def _for_as_while(self, s, body, stay):
+        """``for i in range(a, b, c)`` left early: ``while not flag and i' < b``."""
+        args = s.iter.args
+        start, stop, step = ((const(0), args[0], const(1)) if len(args) == 1 else
+                             (args[0], args[1], args[2] if len(args) == 3 else const(1)))
+        nxt, end, inc = self.names.fresh("i"), self.names.fresh("stop"), self.names.fresh("step")
+        if isinstance(step, gast.Constant):
+            cmp = gast.Lt() if step.value > 0 else gast.Gt()
+            in_range = gast.Compare(left=load(nxt), ops=[cmp], comparators=[load(end)])
+        else:
+            up = gast.Compare(left=load(nxt), ops=[gast.Lt()], comparators=[load(end)])
+            down = gast.Compare(left=load(nxt), ops=[gast.Gt()], comparators=[load(end)])
+            pos = gast.Compare(left=load(inc), ops=[gast.Gt()], comparators=[const(0)])
+            in_range = gast.IfExp(test=pos, body=up, orelse=down)
+        head = [assign(nxt, start, s), assign(end, stop, s), assign(inc, step, s)]
+        advance = [gast.Assign(targets=[s.target], value=load(nxt), type_comment=None),
+                   assign(nxt, gast.BinOp(left=load(nxt), op=gast.Add(), right=load(inc)))]
+        loop = gast.While(test=and_(stay, in_range), body=copy_loc_all(advance, s) + body,
+                          orelse=[])
+        return copy_loc_all(head, s) + [copy_loc(loop, s)]
+
+    # --- for over sequences ------------------------------------------------------------------
+    def loops_over_sequences(self, stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if hasattr(s, field) and isinstance(getattr(s, field), list):
+                    setattr(s, field, self.loops_over_sequences(getattr(s, field)))
+            if isinstance(s, gast.For) and not (_is_call_to(s.iter, "range")
+                                                and isinstance(s.target, gast.Name)):
+                out.extend(self._counted(s))
+            else:
+                out.append(s)
+        return out
+
+    def _counted(self, s):
+        """``for x in seq`` -> ``for i in range(len(seq)): x = seq[i]`` (zip/enumerate too)."""
+        pre, idx = [], self.names.fresh("i")
+        length, element = self._element(s.iter, load(idx), pre, s)
+        bind = copy_loc(gast.Assign(targets=[s.target], value=element, type_comment=None), s)
+        loop = gast.For(target=store(idx), iter=call("range", length), body=[bind] + s.body,
+                        orelse=[], type_comment=None)
+        return copy_loc_all(pre, s) + [copy_loc(loop, s)]
+
+    def _element(self, it, idx, pre, where):
+        """(length expression, element-at-idx expression) of an iterable expression."""
+        if _is_call_to(it, "enumerate"):
+            length, elem = self._element(it.args[0], idx, pre, where)
+            start = it.args[1] if len(it.args) > 1 else next(
+                (k.value for k in it.keywords if k.arg == "start"), None)
+            i = idx if start is None else gast.BinOp(left=idx, op=gast.Add(), right=start)
+            return length, gast.Tuple(elts=[i, elem], ctx=gast.Load())
+        if _is_call_to(it, "zip"):
+            parts = [self._element(a, idx, pre, where) for a in it.args]
+            length = parts[0][0] if len(parts) == 1 else call("min", *[p[0] for p in parts])
+            return length, gast.Tuple(elts=[p[1] for p in parts], ctx=gast.Load())
+        if _is_call_to(it, "range"):
+            if len(it.args) != 1:
+                raise self.parsed.error(it, "inside zip()/enumerate() only range(n) is "
+                                        "supported; use range(n) and compute the value",
+                                        UnsupportedSyntaxError)
+            return it.args[0], idx
+        seq = self.names.fresh("seq")
+        pre.append(assign(seq, it, where))
+        return call("len", load(seq)), gast.Subscript(value=load(seq), slice=idx,
+                                                      ctx=gast.Load())
+
+    # --- comprehensions ------------------------------------------------------------------------
+    def comprehensions(self, stmt):
+        """Hoist list comprehensions / generator expressions in ``stmt`` into loops before it."""
+        pre = []
+
+        class Hoist(gast.NodeTransformer):
+            def visit_ListComp(inner, node):
+                inner.generic_visit(node)
+                return self._hoist(node, pre)
+            visit_GeneratorExp = visit_ListComp
+
+        for name, value in gast.iter_fields(stmt):
+            if name in ("body", "orelse"):
+                continue  # nested statements hoist into their own block, below
+            if isinstance(stmt, gast.While) and name == "test":
+                if any(isinstance(n, (gast.ListComp, gast.GeneratorExp)) for n in gast.walk(value)):
+                    raise self.parsed.error(value, "a comprehension in a while condition is not "
+                                            "supported; compute it in the loop body",
+                                            UnsupportedSyntaxError)
+                continue
+            if isinstance(value, gast.AST):
+                setattr(stmt, name, Hoist().visit(value))
+            elif isinstance(value, list):
+                setattr(stmt, name, [Hoist().visit(v) if isinstance(v, gast.AST) else v
+                                     for v in value])
+        for field in ("body", "orelse"):
+            if hasattr(stmt, field) and isinstance(getattr(stmt, field), list):
+                setattr(stmt, field, [x for s in getattr(stmt, field)
+                                      for x in _as_list(self.comprehensions(s))])
+        return pre + [stmt] if pre else stmt
+
+    def _hoist(self, node, pre):
+        out = self.names.fresh("lst")
+        renames = {}
+        for gen in node.generators:
+            if gen.is_async:
+                raise self.parsed.error(node, "async comprehensions are not supported",
+                                        UnsupportedSyntaxError)
+            for n in gast.walk(gen.target):
+                if isinstance(n, gast.Name):
+                    renames[n.id] = self.names.fresh(n.id + "_")
+        _rename(node, renames)
+        append = gast.Expr(value=gast.Call(
+            func=gast.Attribute(value=load(out), attr="append", ctx=gast.Load()),
+            args=[node.elt], keywords=[]))
+        body = [append]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                body = [gast.If(test=cond, body=body, orelse=[])]
+            body = [gast.For(target=gen.target, iter=gen.iter, body=body, orelse=[],
+                             type_comment=None)]
+        pre.append(assign(out, gast.List(elts=[], ctx=gast.Load()), node))
+        pre.extend(copy_loc_all(body, node))
+        return copy_loc(load(out), node)
+
+
+def _always_returns(stmts):
+    """Every path through ``stmts`` ends in a return (so no implicit ``return None``)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, gast.Return):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _rename(node, renames):
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id in renames:
+            n.id = renames[n.id]
+
+
+def _as_list(x):
+    return x if isinstance(x, list) else [x]
+
+
+def _is_call_to(node, name):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == name)
+
+
+def _walk_loop_body(stmts):
+    """Nodes of a loop body, not descending into nested loops (their break is their own)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.For, gast.While)):
+            continue
+        for field in ("body", "orelse"):
+            yield from _walk_loop_body(getattr(s, field, []) or [])
+
+
+def copy_loc_all(stmts, like):
+    return [copy_loc(s, like) for s in stmts]

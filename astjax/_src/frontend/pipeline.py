@@ -1,0 +1,50 @@
+"""Source to A-normal form: parse, check, desugar, ANF. Cached per function."""
+import copy
+import os
+import sys
+
+import gast
+
+from .anf import ANF, local_names
+from .desugar import Desugar, check_supported
+from .naming import Names
+from .parse import parse_function
+
+_CACHE = {}
+
+
+def dump_enabled(stage):
+    return stage in os.environ.get("ASTJAX_DUMP", "").split(",")
+
+
+def dump(stage, title, source):
+    if dump_enabled(stage):
+        print(f"# ---- ASTJAX_DUMP {stage}: {title} ----\n{source}", file=sys.stderr)
+
+
+def to_anf(fn):
+    """(ParsedFunction, ANF FunctionDef) for ``fn``; the FunctionDef is a fresh copy."""
+    key = fn
+    hit = _CACHE.get(key)
+    if hit is None:
+        parsed = parse_function(fn)
+        check_supported(parsed)
+        fdef = copy.deepcopy(parsed.node)
+        names = Names(fdef)
+        fdef = Desugar(parsed, names).function(fdef)
+        fdef = ANF(parsed, names, local_names(fdef)).function(fdef)
+        hit = (parsed, fdef)
+        _CACHE[key] = hit
+        if dump_enabled("anf"):
+            from ..backends.source import unparse
+            dump("anf", parsed.node.name, unparse(fdef))
+    parsed, fdef = hit
+    return parsed, copy.deepcopy(fdef)
+
+
+def clear_cache():
+    _CACHE.clear()
+
+
+def is_function_node(node):
+    return isinstance(node, gast.FunctionDef)

@@ -1,0 +1,740 @@
+"""Type inference over A-normal form, with specialization of called user functions.
+
+Walks the structured ANF once per path with an environment ``name -> Type``;
+``if`` joins its branches, loops iterate to a fixed point. Every assignment's
+value gets annotations: ``type``, and ``op`` (a registry Op) with its ``bound``
+arguments, or ``callee`` (a specialized user function). Where a variable has
+different dtypes on two paths, a cast is inserted so that every variable has
+one type at each merge point (what Numba needs, and what JAX's cond requires).
+Errors name the user's line.
+"""
+import builtins
+import math
+import operator
+import types as pytypes
+
+import gast
+import numpy as np
+
+from .. import dtypes
+from ..errors import ShapeError, TypeCheckError
+from ..frontend import anf as anf_mod
+from ..frontend.naming import assign, load
+from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
+from . import anno
+from .types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType, Type,
+                    as_array_type, is_numeric)
+
+_BINOPS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply",
+           gast.Div: "true_divide", gast.FloorDiv: "floor_divide", gast.Mod: "remainder",
+           gast.Pow: "power", gast.MatMult: "matmul", gast.BitAnd: "bitwise_and",
+           gast.BitOr: "bitwise_or", gast.BitXor: "bitwise_xor"}
+_PYOPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+          gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+          gast.Pow: operator.pow, gast.BitAnd: operator.and_, gast.BitOr: operator.or_,
+          gast.BitXor: operator.xor, gast.Lt: operator.lt, gast.LtE: operator.le,
+          gast.Gt: operator.gt, gast.GtE: operator.ge, gast.Eq: operator.eq,
+          gast.NotEq: operator.ne, gast.Is: operator.is_, gast.IsNot: operator.is_not,
+          gast.In: lambda a, b: a in b, gast.NotIn: lambda a, b: a not in b}
+_CMPOPS = {gast.Lt: "less", gast.LtE: "less_equal", gast.Gt: "greater",
+           gast.GtE: "greater_equal", gast.Eq: "equal", gast.NotEq: "not_equal"}
+_UNARY = {gast.USub: "negative", gast.UAdd: "positive", gast.Invert: "invert"}
+_AT_OPS = {"set": "at_set", "add": "at_add", "multiply": "at_multiply", "mul": "at_multiply",
+           "divide": "at_divide", "power": "at_power", "min": "at_min", "max": "at_max"}
+_MAX_ITERATIONS = 20
+INT = None  # set per call: the default int type of dynamic Python ints
+
+
+def _dyn_int():
+    return ArrayType(dtypes.default_int(), (), True)
+
+
+class Undefined(Type):
+    """A variable not assigned on every path to here."""
+
+    def __str__(self):
+        return "undefined"
+
+
+UNDEFINED = Undefined()
+
+
+class Env(dict):
+    def copy(self):
+        return Env(self)
+
+
+class FunctionTyper:
+    """Types one specialization of one function (its ANF ``fdef``)."""
+
+    def __init__(self, spec, parsed, fdef, arg_types, module):
+        self.spec = spec            # the Specialization record (holds return type)
+        self.parsed = parsed
+        self.fdef = fdef
+        self.arg_types = arg_types
+        self.module = module        # the Module being built (callees, captured constants)
+        self.returns = []
+
+    # --- errors ----------------------------------------------------------------------------
+    def error(self, node, message):
+        return self.parsed.error(node, message, TypeCheckError)
+
+    # --- entry -----------------------------------------------------------------------------
+    def run(self):
+        env = Env()
+        for arg, t in zip(self.fdef.args.args, self.arg_types):
+            env[arg.id] = t
+            anno.set_(arg, "type", t)
+        self.returns = []
+        self.block(self.fdef.body, env)
+        types_ = [t for t in self.returns if t is not UNKNOWN]
+        result = types_[0] if types_ else UNKNOWN
+        for t in types_[1:]:
+            result = self.join(result, t, self.fdef, "the return value")
+        return result
+
+    def block(self, stmts, env):
+        for s in stmts:
+            self.statement(s, env)
+        return env
+
+    def statement(self, s, env):
+        if isinstance(s, gast.Assign):
+            t = self.rhs(s.value, env)
+            anno.set_(s.value, "type", t)
+            name = s.targets[0].id
+            env[name] = t
+            anno.set_(s.targets[0], "type", t)
+        elif isinstance(s, gast.Expr):
+            self.expression_statement(s, env)
+        elif isinstance(s, gast.Return):
+            t = self.atom(s.value, env)
+            anno.set_(s.value, "type", t)
+            self.returns.append(t)
+        elif isinstance(s, gast.If):
+            self.if_(s, env)
+        elif isinstance(s, gast.For):
+            self.loop(s, env)
+        elif isinstance(s, gast.While):
+            self.loop(s, env)
+        elif isinstance(s, gast.Pass):
+            pass
+        else:
+            raise self.error(s, f"cannot type statement {type(s).__name__}")
+
+    # --- control flow ----------------------------------------------------------------------
+    def truth(self, node, env):
+        t = self.atom(node, env)
+        if isinstance(t, Static):
+            return t
+        if isinstance(t, ArrayType):
+            if t.ndim != 0:
+                raise self.error(node, "the truth value of an array with more than one element "
+                                 "is ambiguous: use .any() or .all() for a Python condition, "
+                                 "or jnp.where(cond, a, b) to select elementwise")
+            return t
+        if isinstance(t, (SequenceType, TreeType)):
+            return Static(len(t.elts if isinstance(t, SequenceType) else t.children) > 0)
+        raise self.error(node, f"cannot use a {t} as a condition")
+
+    def if_(self, s, env):
+        test = self.truth(s.test, env)
+        anno.set_(s, "static_test", test.value if isinstance(test, Static) else None)
+        if isinstance(test, Static):
+            # a condition known when generating code picks its branch now (like `axis is None`)
+            branch = s.body if test.value else s.orelse
+            anno.set_(s, "taken", bool(test.value))
+            self.block(branch, env)
+            return
+        anno.set_(s, "taken", None)
+        env_body = self.block(s.body, env.copy())
+        env_else = self.block(s.orelse, env.copy())
+        merged = self.merge(env_body, env_else, s)
+        anno.set_(s, "merge", (env_body, env_else, merged))
+        env.clear()
+        env.update(merged)
+
+    def loop(self, s, env):
+        is_for = isinstance(s, gast.For)
+        if is_for:
+            bounds = [self.atom(a, env) for a in s.iter.args]
+            for node, t in zip(s.iter.args, bounds):
+                anno.set_(node, "type", t)
+                if not _is_int_like(t):
+                    raise self.error(node, f"range() needs integers, got {t}")
+        head = env.copy()
+        for _ in range(_MAX_ITERATIONS):
+            body_env = head.copy()
+            if is_for:
+                body_env[s.target.id] = _dyn_int()
+                anno.set_(s.target, "type", body_env[s.target.id])
+            else:
+                test = self.truth(s.test, body_env)
+                if isinstance(test, Static) and test.value:
+                    raise self.error(s, "this while loop's condition is always true here")
+            self.block(s.body, body_env)
+            new_head = self.merge(head, body_env, s, loop=True)
+            if new_head == head:
+                break
+            head = new_head
+        else:
+            raise self.error(s, "the types of the variables in this loop do not settle")
+        anno.set_(s, "merge", (env.copy(), body_env, head))
+        # after the loop: variables first set in the body keep their body type (>= 1 trip)
+        env.clear()
+        env.update({k: (v if v is not UNDEFINED else body_env.get(k, v))
+                    for k, v in head.items()})
+
+    def merge(self, a, b, node, loop=False):
+        out = Env()
+        for name in set(a) | set(b):
+            ta, tb = a.get(name, UNDEFINED), b.get(name, UNDEFINED)
+            if ta is UNDEFINED or tb is UNDEFINED:
+                # in a loop head a variable first set in the body is not defined yet
+                out[name] = UNDEFINED if loop else UNDEFINED_OR(ta, tb)
+                continue
+            out[name] = self.join(ta, tb, node, f"variable {name!r}")
+        return out
+
+    def join(self, a, b, node, what):
+        if a == b:
+            return a
+        if a is UNKNOWN:
+            return b
+        if b is UNKNOWN:
+            return a
+        if isinstance(a, MaybeUndefined) or isinstance(b, MaybeUndefined):
+            inner_a = a.inner if isinstance(a, MaybeUndefined) else a
+            inner_b = b.inner if isinstance(b, MaybeUndefined) else b
+            return MaybeUndefined(self.join(inner_a, inner_b, node, what))
+        if is_numeric(a) and is_numeric(b):
+            x, y = as_array_type(a), as_array_type(b)
+            if x.ndim != y.ndim:
+                raise self.error(node, f"{what} is an array of rank {x.ndim} on one path and "
+                                 f"rank {y.ndim} on another; give it one shape before the "
+                                 f"branch or loop (e.g. start from jnp.zeros_like(...))")
+            dtype, weak = dtypes.promote_types((x.dtype, x.weak), (y.dtype, y.weak))
+            ones = tuple(p and q for p, q in zip(x.ones, y.ones))
+            return ArrayType(dtype, ones, weak and x.weak and y.weak)
+        if isinstance(a, SequenceType) and isinstance(b, SequenceType) and \
+                len(a.elts) == len(b.elts):
+            return SequenceType(tuple(self.join(p, q, node, what)
+                                      for p, q in zip(a.elts, b.elts)), a.kind)
+        if isinstance(a, ListType) and isinstance(b, ListType):
+            return ListType(self.join(a.elt, b.elt, node, what))
+        if isinstance(a, TreeType) and isinstance(b, TreeType) and a.keys == b.keys and \
+                a.node_type is b.node_type:
+            return TreeType(a.node_type, a.aux, a.keys,
+                            tuple(self.join(p, q, node, what)
+                                  for p, q in zip(a.children, b.children)))
+        raise self.error(node, f"{what} is {a} on one path and {b} on another; astjax needs "
+                         f"one type per variable where paths meet")
+
+    # --- expression statements -----------------------------------------------------------------
+    def expression_statement(self, s, env):
+        call = s.value
+        f = getattr(call, "func", None)
+        if isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name):
+            lst = self.atom(f.value, env)
+            if not isinstance(lst, ListType) or len(call.args) != 1:
+                raise self.error(s, f"append() needs a list built in this function, got {lst}")
+            item = self.atom(call.args[0], env)
+            elt = item if lst.elt is UNKNOWN else self.join(lst.elt, item, s, "list element")
+            env[f.value.id] = ListType(elt)
+            anno.set_(call, "type", Static(None))
+            anno.set_(call, "list_append", True)
+            return
+        t = self.rhs(call, env)
+        anno.set_(call, "type", t)
+
+    # --- right-hand sides ------------------------------------------------------------------
+    def atom(self, node, env):
+        anno.clear(node)
+        if isinstance(node, gast.Constant):
+            t = Static(node.value)
+        elif isinstance(node, gast.Name) and node.id in env:
+            t = env[node.id]
+            if t is UNDEFINED:
+                raise self.error(node, f"{node.id!r} is used before it is assigned")
+            if isinstance(t, MaybeUndefined):
+                # set on some paths only: Python raises at run time if it really is unset
+                t = t.inner
+        elif isinstance(node, (gast.Name, gast.Attribute)):
+            t = self.outside(node)
+        else:
+            raise self.error(node, f"internal: {type(node).__name__} is not an atom")
+        anno.set_(node, "type", t)
+        return t
+
+    def outside(self, node):
+        """The type of a name defined outside the function (global, closure, builtin)."""
+        value = self.module.resolve(self.parsed, node)
+        if isinstance(value, np.ndarray) or type(value).__name__ == "Array":
+            return self.module.capture(self.parsed, node, value)
+        return Static(value)
+
+    def rhs(self, node, env):
+        anno.clear(node)  # a loop is typed several times: drop the last pass's facts
+        if isinstance(node, (gast.Constant, gast.Name)) or anf_mod_is_ref(node, env):
+            return self.atom(node, env)
+        if isinstance(node, gast.BinOp):
+            return self.binop(node, env)
+        if isinstance(node, gast.UnaryOp):
+            return self.unaryop(node, env)
+        if isinstance(node, gast.Compare):
+            return self.compare(node, env)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            elts = tuple(self.atom(e, env) for e in node.elts)
+            if isinstance(node, gast.List) and not elts:
+                return ListType(UNKNOWN)
+            kind = "tuple" if isinstance(node, gast.Tuple) else "list"
+            if all(isinstance(e, Static) for e in elts):
+                return Static(tuple(e.value for e in elts) if kind == "tuple"
+                              else tuple(e.value for e in elts))
+            return SequenceType(elts, kind)
+        if isinstance(node, gast.Dict):
+            keys = [self.atom(k, env) for k in node.keys]
+            if not all(isinstance(k, Static) for k in keys):
+                raise self.error(node, "dict keys must be constants")
+            values = tuple(self.atom(v, env) for v in node.values)
+            order = sorted(range(len(keys)), key=lambda i: keys[i].value)
+            return TreeType(dict, tuple(keys[i].value for i in order),
+                            tuple(keys[i].value for i in order), tuple(values[i] for i in order))
+        if isinstance(node, gast.Attribute):
+            return self.attribute(node, env)
+        if isinstance(node, gast.Subscript):
+            return self.subscript(node, env)
+        if isinstance(node, gast.Call):
+            if anf_mod.is_at_update(node):
+                return self.at_update(node, env)
+            return self.call(node, env)
+        raise self.error(node, f"cannot type {type(node).__name__}")
+
+    def apply_op(self, node, op, operands, params, operand_nodes, param_nodes=None):
+        """Infer an op application; annotate ``node`` with the op and which AST nodes feed it."""
+        try:
+            t = op.infer(operands, params)
+        except ShapeError as e:
+            raise self.error(node, str(e)) from None
+        except TypeError as e:
+            raise self.error(node, f"{op.name}(): {e}") from None
+        anno.set_(node, "op", op)
+        anno.set_(node, "operand_types", operands)
+        anno.set_(node, "operand_nodes", operand_nodes)
+        anno.set_(node, "param_nodes", param_nodes or {})
+        return t
+
+    def binop(self, node, env):
+        a, b = self.atom(node.left, env), self.atom(node.right, env)
+        if isinstance(a, Static) and isinstance(b, Static):
+            return self.fold(node, _PYOPS[type(node.op)], a, b)
+        if isinstance(a, SequenceType) or isinstance(b, SequenceType):
+            return self.sequence_binop(node, a, b)
+        op = REGISTRY[_BINOPS[type(node.op)]]
+        return self.apply_op(node, op, {op.operands[0]: a, op.operands[1]: b}, {},
+                             {op.operands[0]: node.left, op.operands[1]: node.right})
+
+    def sequence_binop(self, node, a, b):
+        """Tuple arithmetic (``x.shape + (1,)``, ``(n,) * 2``) on tuples of known length."""
+        def elts(t):
+            if isinstance(t, SequenceType):
+                return t.elts
+            if isinstance(t, Static) and isinstance(t.value, tuple):
+                return tuple(Static(v) for v in t.value)
+            return None
+        if isinstance(node.op, gast.Add) and elts(a) is not None and elts(b) is not None:
+            return SequenceType(elts(a) + elts(b))
+        if isinstance(node.op, gast.Mult):
+            seq, n = (a, b) if elts(a) is not None else (b, a)
+            if isinstance(n, Static) and isinstance(n.value, int):
+                return SequenceType(elts(seq) * n.value)
+        raise self.error(node, f"unsupported operation between {a} and {b}")
+
+    def fold(self, node, fn, a, b):
+        try:
+            value = fn(a.value, b.value)
+        except Exception as e:  # the user's Python would raise the same
+            raise self.error(node, f"{type(e).__name__}: {e}") from None
+        anno.set_(node, "folded", value)
+        return Static(value)
+
+    def unaryop(self, node, env):
+        t = self.atom(node.operand, env)
+        if isinstance(t, Static):
+            fn = {gast.Not: operator.not_, gast.USub: operator.neg, gast.UAdd: operator.pos,
+                  gast.Invert: operator.invert}[type(node.op)]
+            try:
+                value = fn(t.value)
+            except Exception as e:
+                raise self.error(node, f"{type(e).__name__}: {e}") from None
+            anno.set_(node, "folded", value)
+            return Static(value)
+        if isinstance(node.op, gast.Not):
+            t = self.truth(node.operand, env)
+            return ArrayType(dtypes.bool_, (), False)
+        op = REGISTRY[_UNARY[type(node.op)]]
+        return self.apply_op(node, op, {op.operands[0]: t}, {}, {op.operands[0]: node.operand})
+
+    def compare(self, node, env):
+        a, b = self.atom(node.left, env), self.atom(node.comparators[0], env)
+        cmp = type(node.ops[0])
+        if isinstance(a, Static) and isinstance(b, Static):
+            return self.fold(node, _PYOPS[cmp], a, b)
+        if cmp in (gast.Is, gast.IsNot):
+            # a dynamic value is never None / a given constant: `x is None` is static False
+            value = (cmp is gast.IsNot)
+            anno.set_(node, "folded", value)
+            return Static(value)
+        if cmp in (gast.In, gast.NotIn):
+            raise self.error(node, "'in' needs values known when the code is generated")
+        op = REGISTRY[_CMPOPS[cmp]]
+        return self.apply_op(node, op, {op.operands[0]: a, op.operands[1]: b}, {},
+                             {op.operands[0]: node.left, op.operands[1]: node.comparators[0]})
+
+    def attribute(self, node, env):
+        t = self.atom(node.value, env)
+        attr = node.attr
+        if isinstance(t, ArrayType):
+            if attr == "shape":
+                return SequenceType(tuple(Static(1) if one else _dyn_int() for one in t.ones))
+            if attr == "ndim":
+                return Static(t.ndim)
+            if attr == "dtype":
+                return Static(t.dtype)
+            if attr == "size":
+                return Static(1) if all(t.ones) else _dyn_int()
+            if attr in ("T", "real", "imag", "mT"):
+                name = {"T": "transpose", "mT": "matrix_transpose"}.get(attr, attr)
+                op = REGISTRY.get(name)
+                if op is None:
+                    raise self.error(node, f"x.{attr} is not supported yet")
+                return self.apply_op(node, op, {op.operands[0]: t}, {},
+                                     {op.operands[0]: node.value})
+            raise self.error(node, f"arrays have no attribute {attr!r} usable here")
+        if isinstance(t, TreeType) and attr in t.keys:
+            return t.children[t.keys.index(attr)]
+        if isinstance(t, Static):
+            try:
+                value = getattr(t.value, attr)
+            except AttributeError as e:
+                raise self.error(node, str(e)) from None
+            anno.set_(node, "folded", value)
+            return Static(value)
+        raise self.error(node, f"{t} has no attribute {attr!r}")
+
+    # --- indexing -------------------------------------------------------------------------------
+    def index_param(self, idx, env):
+        """The abstract view of an index: Python structure with types for dynamic parts."""
+        if isinstance(idx, gast.Slice):
+            parts = [None if p is None else self.index_param(p, env)
+                     for p in (idx.lower, idx.upper, idx.step)]
+            return slice(*parts)
+        if isinstance(idx, gast.Tuple):
+            return tuple(self.index_param(e, env) for e in idx.elts)
+        t = self.atom(idx, env)
+        return param_view(t)
+
+    def subscript(self, node, env):
+        t = self.atom(node.value, env)
+        if isinstance(t, ArrayType):
+            op = REGISTRY["getitem"]
+            return self.apply_op(node, op, {op.operands[0]: t},
+                                 {"index": self.index_param(node.slice, env)},
+                                 {op.operands[0]: node.value}, {"index": node.slice})
+        idx = self.index_param(node.slice, env)
+        if isinstance(t, Static) and isinstance(idx, (int, slice, str)):
+            return self.fold(node, operator.getitem, t, Static(idx))
+        if isinstance(t, SequenceType):
+            if isinstance(idx, int):
+                try:
+                    return t.elts[idx]
+                except IndexError:
+                    raise self.error(node, f"tuple index {idx} out of range "
+                                     f"(length {len(t.elts)})") from None
+            if isinstance(idx, slice) and all(not isinstance(p, Type) for p in
+                                              (idx.start, idx.stop, idx.step)):
+                return SequenceType(t.elts[idx], t.kind)
+            if isinstance(idx, ArrayType):
+                joined = t.elts[0]
+                for e in t.elts[1:]:
+                    joined = self.join(joined, e, node, "an element indexed at run time")
+                return joined
+        if isinstance(t, ListType):
+            if isinstance(idx, (int, ArrayType)):
+                return t.elt
+            return t
+        if isinstance(t, TreeType):
+            if not isinstance(idx, Type) and idx in t.keys:
+                return t.children[t.keys.index(idx)]
+            raise self.error(node, f"key {idx!r} not found in {t}")
+        raise self.error(node, f"cannot index {t} with {idx!r}")
+
+    def at_update(self, node, env):
+        method = node.func.attr
+        sub = node.func.value
+        x = self.atom(sub.value.value, env)
+        if not isinstance(x, ArrayType):
+            raise self.error(node, f".at[] needs an array, got {x}")
+        index = self.index_param(sub.slice, env)
+        target = sub.value.value
+        if method == "get":
+            op = REGISTRY["getitem"]
+            return self.apply_op(node, op, {op.operands[0]: x}, {"index": index},
+                                 {op.operands[0]: target}, {"index": sub.slice})
+        op = REGISTRY[_AT_OPS[method]]
+        if len(node.args) != 1:
+            raise self.error(node, f".at[].{method}() takes one value")
+        v = self.atom(node.args[0], env)
+        return self.apply_op(node, op, {op.operands[0]: x, op.operands[1]: v}, {"index": index},
+                             {op.operands[0]: target, op.operands[1]: node.args[0]},
+                             {"index": sub.slice})
+
+    # --- calls ------------------------------------------------------------------------------------
+    def call(self, node, env):
+        f = node.func
+        if isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env):
+            return self.method_call(node, env)
+        fn = self.atom(f, env)
+        if not isinstance(fn, Static):
+            raise self.error(node, f"cannot call a value of type {fn}")
+        target = fn.value
+        args = [self.atom(a, env) for a in node.args]
+        kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
+        if isinstance(target, Op) or op_for_object(target) is not None:
+            op = target if isinstance(target, Op) else op_for_object(target)
+            return self.op_call(node, op, args, kwargs, node.args,
+                                {k.arg: k.value for k in node.keywords})
+        if target in _BUILTINS:
+            return _BUILTINS[target](self, node, args, kwargs)
+        if isinstance(target, type) and issubclass(target, np.generic) or \
+                isinstance(target, np.dtype):
+            dtype = gast.Constant(value=str(np.dtype(target)), kind=None)
+            return self.op_call(node, REGISTRY["astype"], args + [Static(np.dtype(target))], {},
+                                list(node.args) + [dtype], {})
+        callee = getattr(target, "__astjax_wrapped__", None) or target
+        if isinstance(callee, pytypes.FunctionType):
+            return self.user_call(node, callee, args, kwargs)
+        if all(isinstance(a, Static) for a in args + list(kwargs.values())):
+            # a pure function of constants (math.sqrt(2), len(("a",))): evaluate now
+            value = target(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            anno.set_(node, "folded", value)
+            return Static(value)
+        raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
+                         f"values computed at run time; use astjax.numpy functions")
+
+    def op_call(self, node, op, args, kwargs, arg_nodes, kwarg_nodes):
+        try:
+            operands, params = op.bind(args, kwargs)
+            operand_nodes, param_nodes = op.bind(arg_nodes, kwarg_nodes)
+        except ShapeError as e:
+            raise self.error(node, str(e)) from None
+        return self.apply_op(node, op, operands, {k: param_view(v) for k, v in params.items()},
+                             operand_nodes, param_nodes)
+
+    def method_call(self, node, env):
+        f = node.func
+        t = self.atom(f.value, env)
+        args = [self.atom(a, env) for a in node.args]
+        kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
+        if isinstance(t, ArrayType):
+            name = METHODS.get(f.attr)
+            if name is None:
+                raise self.error(node, f"arrays have no method {f.attr!r} usable in "
+                                 f"transformed code")
+            return self.op_call(node, REGISTRY[name], [t] + args, kwargs,
+                                [f.value] + list(node.args),
+                                {k.arg: k.value for k in node.keywords})
+        if isinstance(t, Static):
+            return self.call_static_method(node, t, f.attr, args, kwargs)
+        if isinstance(t, TreeType) and t.node_type is dict and f.attr in ("keys", "values",
+                                                                          "items"):
+            parts = {"keys": [Static(k) for k in t.keys], "values": list(t.children),
+                     "items": [SequenceType((Static(k), c)) for k, c in zip(t.keys, t.children)]}
+            return SequenceType(tuple(parts[f.attr]), "list")
+        raise self.error(node, f"{t} has no method {f.attr!r} usable here")
+
+    def call_static_method(self, node, t, attr, args, kwargs):
+        if not all(isinstance(a, Static) for a in args + list(kwargs.values())):
+            raise self.error(node, f"cannot call {attr}() of a constant with run-time values")
+        value = getattr(t.value, attr)(*[a.value for a in args],
+                                       **{k: v.value for k, v in kwargs.items()})
+        anno.set_(node, "folded", value)
+        return Static(value)
+
+    def user_call(self, node, fn, args, kwargs):
+        import inspect
+        sig = inspect.signature(fn)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(node, f"{fn.__name__}(): {e}") from None
+        bound.apply_defaults()
+        arg_types = []
+        for name, p in sig.parameters.items():
+            v = bound.arguments[name]
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise self.error(node, f"{fn.__name__}() takes *args/**kwargs, which astjax "
+                                 f"cannot compile")
+            arg_types.append(v if isinstance(v, Type) else Static(v))
+        spec = self.module.specialize(fn, tuple(arg_types), caller=(self.parsed, node))
+        anno.set_(node, "callee", spec)
+        anno.set_(node, "callee_args", list(sig.parameters))
+        return spec.return_type
+
+
+class MaybeUndefined(Type):
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __eq__(self, other):
+        return isinstance(other, MaybeUndefined) and other.inner == self.inner
+
+    def __hash__(self):
+        return hash(("maybe", self.inner))
+
+
+def UNDEFINED_OR(a, b):
+    t = b if a is UNDEFINED else a
+    return t if isinstance(t, MaybeUndefined) or t is UNDEFINED else MaybeUndefined(t)
+
+
+def anf_mod_is_ref(node, env):
+    """An attribute chain rooted at a name that is not a local variable."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id not in env
+
+
+def param_view(t):
+    """A type as an op param: static values unwrap, tuples become tuples of views."""
+    if isinstance(t, Static):
+        return t.value
+    if isinstance(t, SequenceType):
+        return tuple(param_view(e) for e in t.elts)
+    return t
+
+
+def _is_int_like(t):
+    if isinstance(t, Static):
+        return isinstance(t.value, (int, np.integer)) and not isinstance(t.value, bool)
+    return isinstance(t, ArrayType) and t.ndim == 0 and t.dtype.kind in "iu"
+
+
+# --- builtins ---------------------------------------------------------------------------------
+
+def _len(self, node, args, kwargs):
+    (t,) = args
+    if isinstance(t, ArrayType):
+        if t.ndim == 0:
+            raise self.error(node, "len() of a 0-d array")
+        return Static(1) if t.ones[0] else _dyn_int()
+    if isinstance(t, SequenceType):
+        return Static(len(t.elts))
+    if isinstance(t, TreeType):
+        return Static(len(t.children))
+    if isinstance(t, ListType):
+        return _dyn_int()
+    if isinstance(t, Static):
+        return Static(len(t.value))
+    raise self.error(node, f"len() of {t}")
+
+
+def _scalar_conversion(kind):
+    def convert(self, node, args, kwargs):
+        (t,) = args
+        if isinstance(t, Static):
+            return self.fold(node, lambda v, _: kind(v), t, t)
+        a = as_array_type(t)
+        if a.ndim != 0:
+            raise self.error(node, f"{kind.__name__}() needs a scalar, got an array of rank "
+                             f"{a.ndim}")
+        anno.set_(node, "scalar_conversion", kind.__name__)
+        dtype = {float: dtypes.default_float(), int: dtypes.default_int(),
+                 bool: dtypes.bool_}[kind]
+        return ArrayType(dtype, (), kind is not bool)
+    return convert
+
+
+def _minmax(name):
+    def fn(self, node, args, kwargs):
+        if len(args) == 1:
+            seq = args[0]
+            elts = seq.elts if isinstance(seq, SequenceType) else None
+            if elts is None:
+                raise self.error(node, f"{name}() of one argument needs a tuple")
+            args = list(elts)
+        if all(isinstance(a, Static) for a in args):
+            value = (min if name == "minimum" else max)(a.value for a in args)
+            anno.set_(node, "folded", value)
+            return Static(value)
+        op = REGISTRY[name]
+        t = args[0]
+        for other in args[1:]:
+            t = op.infer({"x": t, "y": other}, {})
+        anno.set_(node, "builtin", name)
+        return t
+    return fn
+
+
+def _sum(self, node, args, kwargs):
+    seq = args[0]
+    start = args[1] if len(args) > 1 else Static(0)
+    if isinstance(seq, SequenceType):
+        elts = list(seq.elts)
+    elif isinstance(seq, ListType):
+        elts = [seq.elt]
+    else:
+        raise self.error(node, "sum() of an array: use jnp.sum(x) (or x.sum())")
+    t = start
+    for e in elts:
+        t = REGISTRY["add"].infer({"x": t, "y": e}, {})
+    anno.set_(node, "builtin", "sum")
+    return t
+
+
+def _isinstance(self, node, args, kwargs):
+    t, cls = args
+    if isinstance(t, Static):
+        return Static(isinstance(t.value, cls.value))
+    py = {ArrayType: (np.ndarray,), SequenceType: (tuple, list), ListType: (list,)}
+    from ..runtime.array import Array
+    if isinstance(t, ArrayType):
+        kinds = (np.ndarray, Array, object)
+    elif isinstance(t, TreeType):
+        kinds = (t.node_type, object)
+    else:
+        kinds = py.get(type(t), (object,))
+    classes = cls.value if isinstance(cls.value, tuple) else (cls.value,)
+    value = any(issubclass(k, c) for k in kinds for c in classes)
+    anno.set_(node, "folded", value)
+    return Static(value)
+
+
+def _tuple_of(kind):
+    def fn(self, node, args, kwargs):
+        (t,) = args
+        if isinstance(t, SequenceType):
+            return SequenceType(t.elts, kind)
+        if isinstance(t, Static):
+            return self.fold(node, lambda v, _: (tuple if kind == "tuple" else list)(v), t, t)
+        raise self.error(node, f"{kind}() of {t} is not supported")
+    return fn
+
+
+def _range_outside_for(self, node, args, kwargs):
+    raise self.error(node, "range() can only be used as a for-loop iterable here")
+
+
+def _print(self, node, args, kwargs):
+    raise self.error(node, "print() inside a transformed function is not supported yet; "
+                     "return the value and print it outside")
+
+
+_BUILTINS = {
+    builtins.len: _len, builtins.float: _scalar_conversion(float),
+    builtins.int: _scalar_conversion(int), builtins.bool: _scalar_conversion(bool),
+    builtins.min: _minmax("minimum"), builtins.max: _minmax("maximum"), builtins.sum: _sum,
+    builtins.isinstance: _isinstance, builtins.tuple: _tuple_of("tuple"),
+    builtins.list: _tuple_of("list"), builtins.range: _range_outside_for,
+    builtins.print: _print,
+}

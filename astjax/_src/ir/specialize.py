@@ -1,0 +1,234 @@
+"""Specialization: one typed copy of a function per abstract signature, and its callees.
+
+A ``Program`` collects every specialization reached from an entry function
+(user functions called from it get their own, so recursion and helpers work),
+the outside arrays they capture, and afterwards makes casts explicit: operand
+promotion casts and casts where paths with different dtypes meet.
+"""
+import builtins
+
+import gast
+import numpy as np
+
+from ..errors import TypeCheckError, UserCodeError
+from ..frontend.naming import assign, load
+from ..frontend.pipeline import to_anf
+from ..ops.registry import REGISTRY, operand_casts
+from . import anno
+from .infer import FunctionTyper
+from .types import UNKNOWN, ArrayType, Static, as_array_type, is_numeric
+
+_MISSING = object()
+
+
+class Specialization:
+    def __init__(self, fn, arg_types, name):
+        self.fn = fn
+        self.arg_types = arg_types
+        self.name = name
+        self.parsed = self.fdef = None
+        self.return_type = UNKNOWN
+        self.typing = False
+
+
+class Program:
+    def __init__(self):
+        self.specs = {}          # (fn, arg_types) -> Specialization, in creation order
+        self.names = set()
+        self.captured = {}       # id(value) -> (name, value, type)
+        self.statics = {}        # id(value) -> (name, value) for objects without a literal
+        self.entry = None
+
+    # --- specialization --------------------------------------------------------------------
+    def specialize(self, fn, arg_types, caller=None):
+        key = (fn, arg_types)
+        spec = self.specs.get(key)
+        if spec is not None:
+            return spec  # while typing (recursion) its return type may still be UNKNOWN
+        spec = Specialization(fn, arg_types, self._function_name(fn))
+        self.specs[key] = spec
+        if self.entry is None:
+            self.entry = spec
+        spec.parsed, anf = to_anf(fn)
+        n_params = len(anf.args.args)
+        if len(arg_types) != n_params:
+            raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
+        spec.typing = True
+        for _ in range(10):  # recursion: retype until the return type settles
+            spec.fdef = _fresh(anf)
+            previous = spec.return_type
+            spec.return_type = FunctionTyper(spec, spec.parsed, spec.fdef, arg_types,
+                                             self).run()
+            if spec.return_type == previous:
+                break
+        spec.typing = False
+        if spec.return_type is UNKNOWN:
+            raise spec.parsed.error(spec.parsed.node, f"{fn.__name__} never returns a value "
+                                    f"(infinite recursion?)", TypeCheckError)
+        make_casts_explicit(spec)
+        return spec
+
+    def _function_name(self, fn):
+        base = fn.__name__ if fn.__name__.isidentifier() else "_lambda"
+        name, k = base, 1
+        while name in self.names:
+            name, k = f"{base}_{k}", k + 1
+        self.names.add(name)
+        return name
+
+    # --- names from outside ----------------------------------------------------------------
+    def resolve(self, parsed, node):
+        chain = []
+        while isinstance(node, gast.Attribute):
+            chain.append(node.attr)
+            node = node.value
+        name = node.id
+        if name in parsed.freevars:
+            value = parsed.freevars[name]
+        else:
+            value = parsed.fn.__globals__.get(name, _MISSING)
+            if value is _MISSING:
+                value = getattr(builtins, name, _MISSING)
+        if value is _MISSING:
+            raise parsed.error(node, f"name {name!r} is not defined", TypeCheckError)
+        for attr in reversed(chain):
+            try:
+                value = getattr(value, attr)
+            except AttributeError:
+                raise parsed.error(node, f"{name}.{'.'.join(reversed(chain))}: "
+                                   f"{type(value).__name__} has no attribute {attr!r}",
+                                   TypeCheckError) from None
+        return value
+
+    def capture(self, parsed, node, value):
+        """An array from outside the function becomes a constant of the generated module."""
+        from ..ir.types import type_of_value
+        from ..runtime.array import to_numpy_input
+        entry = self.captured.get(id(value))
+        if entry is None:
+            base = node.id if isinstance(node, gast.Name) else node.attr
+            entry = (f"const_{base}_{len(self.captured)}", to_numpy_input(value),
+                     type_of_value(value))
+            self.captured[id(value)] = entry
+        anno.set_(node, "captured", entry[0])
+        return entry[2]
+
+    def static_ref(self, value):
+        entry = self.statics.get(id(value))
+        if entry is None:
+            base = getattr(value, "__name__", type(value).__name__)
+            base = base if base.isidentifier() else "obj"
+            entry = (f"static_{base}_{len(self.statics)}", value)
+            self.statics[id(value)] = entry
+        return entry[0]
+
+
+def _fresh(fdef):
+    import copy
+    return copy.deepcopy(fdef)
+
+
+# --- explicit casts ---------------------------------------------------------------------------
+
+def make_casts_explicit(spec):
+    """Insert ``astype`` statements: operand promotion, and where typed paths meet."""
+    spec.fdef.body = _block(spec.fdef.body)
+
+
+def _block(stmts):
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.If):
+            s.body, s.orelse = _block(s.body), _block(s.orelse)
+            merge = anno.get(s, "merge")
+            if merge is not None:
+                env_body, env_else, merged = merge
+                s.body += _merge_casts(env_body, merged, s)
+                s.orelse += _merge_casts(env_else, merged, s)
+        elif isinstance(s, (gast.For, gast.While)):
+            s.body = _block(s.body)
+            entry, body_end, head = anno.get(s, "merge")
+            out.extend(_merge_casts(entry, head, s))
+            s.body += _merge_casts(body_end, head, s)
+        elif isinstance(s, (gast.Assign, gast.Expr)):
+            out.extend(_promotion_casts(s.value, s))
+        out.append(s)
+    return out
+
+
+def cast_statement(name, from_node_name, dtype, like, ones=()):
+    """``name = jnp.astype(source, dtype)`` with its annotations."""
+    op = REGISTRY["astype"]
+    src = load(from_node_name)
+    call = gast.Call(func=gast.Attribute(value=load("jnp"), attr="astype", ctx=gast.Load()),
+                     args=[src, gast.Constant(value=str(np.dtype(dtype)), kind=None)],
+                     keywords=[])
+    t = ArrayType(np.dtype(dtype), tuple(ones), False)
+    anno.set_(call, "op", op)
+    anno.set_(call, "operand_nodes", {op.operands[0]: src})
+    anno.set_(call, "param_nodes", {"dtype": call.args[1]})
+    anno.set_(call, "type", t)
+    stmt = assign(name, call, like)
+    anno.set_(stmt.targets[0], "type", t)
+    return stmt
+
+
+def _merge_casts(env, merged, where):
+    casts = []
+    for name, t in merged.items():
+        have = env.get(name)
+        if have is None or not isinstance(t, ArrayType) or not is_numeric(have):
+            continue
+        if as_array_type(have).dtype != t.dtype:
+            casts.append(cast_statement(name, name, t.dtype, where, t.ones))
+    return casts
+
+
+def _promotion_casts(value, where):
+    """Casts that make an op's operands share its computation dtype (JAX's promotion)."""
+    op = anno.get(value, "op")
+    nodes = anno.get(value, "operand_nodes")
+    if op is None or nodes is None:
+        return []
+    types = anno.get(value, "operand_types")
+    casts = operand_casts(op, types, lambda n: isinstance(types[n], Static))
+    pre = []
+    for name, dtype in casts.items():
+        node = nodes[name]
+        if isinstance(types[name], Static):
+            anno.set_(node, "typed_constant", np.dtype(dtype))
+            continue
+        tmp = f"{_id(node)}_as_{np.dtype(dtype).name}"
+        pre.append(cast_statement(tmp, _id(node), dtype, where,
+                                  as_array_type(types[name]).ones))
+        _replace_operand(value, node, tmp)
+        nodes[name] = load(tmp)
+    return pre
+
+
+def _id(node):
+    if isinstance(node, gast.Name):
+        return anno.get(node, "captured") or node.id
+    raise UserCodeError("internal: cast of a non-name operand")
+
+
+def _replace_operand(value, old, new_name):
+    for n in gast.walk(value):
+        for field, child in gast.iter_fields(n):
+            if child is old:
+                new = load(new_name)
+                setattr(n, field, new)
+                _rebind(value, old, new)
+                return
+            if isinstance(child, list) and any(c is old for c in child):
+                new = load(new_name)
+                setattr(n, field, [new if c is old else c for c in child])
+                _rebind(value, old, new)
+                return
+
+
+def _rebind(value, old, new):
+    nodes = anno.get(value, "operand_nodes")
+    for k, v in nodes.items():
+        if v is old:
+            nodes[k] = new

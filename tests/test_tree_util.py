@@ -1,0 +1,444 @@
+"""Pytree behaviour, checked against what JAX documents and does."""
+import collections
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+from astjax import tree_util as tu
+
+Point = collections.namedtuple("Point", ["x", "y"])
+Other = collections.namedtuple("Other", ["x", "y"])
+
+
+# --- round trips -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tree, leaves", [
+    ((1, 2, 3), [1, 2, 3]),
+    ([1, [2, 3]], [1, 2, 3]),
+    ({"b": 1, "a": 2}, [2, 1]),
+    (None, []),
+    ((), []),
+    ({}, []),
+    (Point(1, 2), [1, 2]),
+    (collections.OrderedDict([("b", 1), ("a", 2)]), [1, 2]),
+    (collections.defaultdict(list, {"b": 1, "a": 2}), [2, 1]),
+    ((1, (None, [2, {"z": 3, "y": (4,)}]), Point(x=5, y=[6])), [1, 2, 4, 3, 5, 6]),
+    (7, [7]),
+    ("a string", ["a string"]),
+])
+def test_flatten_unflatten_round_trip(tree, leaves):
+    got, treedef = tu.tree_flatten(tree)
+    assert got == leaves
+    assert tu.tree_leaves(tree) == leaves
+    assert treedef.num_leaves == len(leaves)
+    rebuilt = tu.tree_unflatten(treedef, got)
+    assert rebuilt == tree
+    assert type(rebuilt) is type(tree)
+
+
+def test_unflatten_restores_container_types_and_new_leaves():
+    tree = {"a": (1, [2]), "b": Point(3, None), "c": collections.OrderedDict(q=4, p=5)}
+    treedef = tu.tree_structure(tree)
+    out = treedef.unflatten(["A", "B", "C", "D", "E"])
+    assert out == {"a": ("A", ["B"]), "b": Point("C", None),
+                   "c": collections.OrderedDict(q="D", p="E")}
+    assert type(out["a"][1]) is list and type(out["b"]) is Point
+    assert list(out["c"]) == ["q", "p"]  # OrderedDict keeps insertion order
+
+
+def test_dict_flattens_in_sorted_key_order_and_insertion_order_is_irrelevant():
+    leaves1, td1 = tu.tree_flatten({"b": 1, "c": 2, "a": 0})
+    leaves2, td2 = tu.tree_flatten({"a": 0, "c": 2, "b": 1})
+    assert leaves1 == leaves2 == [0, 1, 2]
+    assert td1 == td2
+    # JAX rebuilds dicts in sorted key order.
+    assert list(td1.unflatten([0, 1, 2])) == ["a", "b", "c"]
+
+
+def test_ordered_dict_keeps_insertion_order_in_structure():
+    a = collections.OrderedDict([("b", 1), ("a", 2)])
+    b = collections.OrderedDict([("a", 2), ("b", 1)])
+    assert tu.tree_leaves(a) == [1, 2]
+    assert tu.tree_structure(a) != tu.tree_structure(b)
+
+
+def test_defaultdict_keeps_factory():
+    d = collections.defaultdict(list, {"b": 1, "a": 2})
+    out = tu.tree_map(lambda x: x * 10, d)
+    assert type(out) is collections.defaultdict
+    assert out.default_factory is list
+    assert out == {"a": 20, "b": 10}
+    assert tu.tree_structure(d) != tu.tree_structure(collections.defaultdict(int, d))
+
+
+def test_mixed_type_dict_keys_raise_value_error():
+    with pytest.raises(ValueError, match="sorting pytree dictionary keys"):
+        tu.tree_flatten({1: "x", "a": "y"})
+
+
+def test_none_is_an_empty_node_not_a_leaf():
+    assert tu.tree_leaves(None) == []
+    assert tu.tree_leaves([None, 1, (None,)]) == [1]
+    td = tu.tree_structure(None)
+    assert td.num_leaves == 0 and td.num_nodes == 1
+    assert td.unflatten([]) is None
+    assert tu.tree_map(lambda x: x + 1, (None, 1)) == (None, 2)
+    # ... but it is a leaf when is_leaf says so.
+    assert tu.tree_leaves([None, 1], is_leaf=lambda x: x is None) == [None, 1]
+
+
+def test_non_containers_are_leaves():
+    arr = np.arange(3)
+
+    class Plain:
+        pass
+
+    class TupleSub(tuple):  # a tuple subclass that is not a namedtuple is a leaf
+        pass
+
+    p, ts = Plain(), TupleSub((1, 2))
+    leaves = tu.tree_leaves([arr, 1.5, "s", p, np.float32(2), ts, {1, 2}])
+    assert leaves[0] is arr and leaves[3] is p and leaves[5] is ts
+    assert len(leaves) == 7
+
+
+def test_namedtuple_children_and_type_preserved():
+    leaves, td = tu.tree_flatten(Point(x=1, y=(2, 3)))
+    assert leaves == [1, 2, 3]
+    out = td.unflatten([4, 5, 6])
+    assert type(out) is Point and out == Point(4, (5, 6))
+    # Same fields, different type: different structure; and not equal to a plain tuple.
+    assert tu.tree_structure(Point(1, 2)) != tu.tree_structure(Other(1, 2))
+    assert tu.tree_structure(Point(1, 2)) != tu.tree_structure((1, 2))
+
+
+# --- PyTreeDef -------------------------------------------------------------------------------
+
+def test_treedef_equality_and_hash():
+    a = tu.tree_structure((1, {"a": 2, "b": [3, None]}))
+    b = tu.tree_structure(("x", {"b": ["y", None], "a": "z"}))
+    assert a == b and hash(a) == hash(b)
+    assert len({a, b}) == 1
+    assert a != tu.tree_structure((1, {"a": 2, "c": [3, None]}))  # dict keys differ
+    assert a != tu.tree_structure((1, {"a": 2, "b": (3, None)}))  # list vs tuple
+    assert a != tu.tree_structure((1, {"a": 2, "b": [3, 4]}))     # None vs leaf
+    assert tu.tree_structure([1, 2]) != tu.tree_structure([1, 2, 3])
+    assert a != "not a treedef"
+
+
+def test_treedef_repr_matches_jax():
+    assert repr(tu.tree_structure((1, {"b": 2, "a": 3}))) == "PyTreeDef((*, {'a': *, 'b': *}))"
+    assert repr(tu.tree_structure(None)) == "PyTreeDef(None)"
+    assert repr(tu.tree_structure(1)) == "PyTreeDef(*)"
+    assert repr(tu.tree_structure((1,))) == "PyTreeDef((*,))"
+    assert repr(tu.tree_structure([1, None, []])) == "PyTreeDef([*, None, []])"
+    assert repr(tu.tree_structure(Point(1, (2,)))) == \
+        "PyTreeDef(CustomNode(namedtuple[Point], [*, (*,)]))"
+    assert repr(tu.tree_structure(collections.OrderedDict(b=1, a=2))) == \
+        "PyTreeDef(CustomNode(OrderedDict[('b', 'a')], [*, *]))"
+
+
+def test_num_leaves_num_nodes_children():
+    td = tu.tree_structure((1, [2, 3], {"a": None}))
+    assert td.num_leaves == 3
+    # Nodes: tuple, 1, list, 2, 3, dict, None.
+    assert td.num_nodes == 7
+    kids = td.children()
+    assert kids == tu.treedef_children(td)
+    assert [repr(k) for k in kids] == ["PyTreeDef(*)", "PyTreeDef([*, *])",
+                                       "PyTreeDef({'a': None})"]
+    assert [k.num_leaves for k in kids] == [1, 2, 0]
+    assert tu.tree_structure(1).children() == []
+    assert tu.treedef_is_leaf(tu.tree_structure(1))
+    assert not tu.treedef_is_leaf(tu.tree_structure(None))
+
+
+def test_unflatten_wrong_leaf_count():
+    td = tu.tree_structure((1, 2, 3))
+    with pytest.raises(ValueError, match="expected 3, got 2"):
+        td.unflatten([1, 2])
+    with pytest.raises(ValueError, match="expected 3, got 4"):
+        tu.tree_unflatten(td, [1, 2, 3, 4])
+
+
+def test_unflatten_accepts_any_iterable():
+    td = tu.tree_structure([1, (2, 3)])
+    assert td.unflatten(iter("abc")) == ["a", ("b", "c")]
+
+
+def test_flatten_up_to():
+    td = tu.tree_structure((1, {"a": 2}))
+    assert td.flatten_up_to(([1, 2], {"a": (3, 4)})) == [[1, 2], (3, 4)]
+    with pytest.raises(ValueError):
+        td.flatten_up_to((1, {"b": 2}))
+    with pytest.raises(ValueError):
+        td.flatten_up_to([1, {"a": 2}])
+    with pytest.raises(ValueError):
+        td.flatten_up_to((1, {"a": 2}, 3))
+
+
+# --- tree_map / reduce / all -------------------------------------------------------------
+
+def test_tree_map_single_and_multiple_trees():
+    tree = {"a": [1, 2], "b": (3, None)}
+    assert tu.tree_map(lambda x: x * 2, tree) == {"a": [2, 4], "b": (6, None)}
+    other = {"b": (30, None), "a": [10, 20]}
+    assert tu.tree_map(lambda x, y, z: x + y + z, tree, other, other) == \
+        {"a": [21, 42], "b": (63, None)}
+
+
+def test_tree_map_rest_may_be_deeper_at_leaves():
+    # ``rest`` trees need the first tree's structure only down to its leaves (as JAX).
+    out = tu.tree_map(lambda x, y: (x, y), [1, 2], [(3, 4), {"k": 5}])
+    assert out == [(1, (3, 4)), (2, {"k": 5})]
+
+
+@pytest.mark.parametrize("first, other", [
+    ([1, 2], [1, 2, 3]),                      # arity
+    ([1, 2], (1, 2)),                         # list vs tuple
+    ({"a": 1, "b": 2}, {"a": 1, "c": 2}),     # dict keys
+    ([1, 2], Point(1, 2)),                    # namedtuple vs list
+    ([1, None], [1, 2]),                      # None node vs leaf
+])
+def test_tree_map_structure_mismatch(first, other):
+    with pytest.raises(ValueError) as info:
+        tu.tree_map(lambda x, y: x, first, other)
+    msg = str(info.value)  # names both structures
+    assert repr(tu.tree_structure(first)) in msg
+    assert repr(tu.tree_structure(other)) in msg
+
+
+def test_tree_map_leaf_matches_any_subtree_including_none():
+    assert tu.tree_map(lambda x, y: y, [1, 2], [1, None]) == [1, None]
+
+
+def test_tree_map_namedtuple_type_mismatch():
+    with pytest.raises(ValueError, match="Point"):
+        tu.tree_map(lambda x, y: x, Point(1, 2), Other(1, 2))
+
+
+def test_tree_map_is_leaf():
+    tree = [(1, 2), (3, 4), 5]
+    out = tu.tree_map(lambda t: "T" if isinstance(t, tuple) else t, tree,
+                      is_leaf=lambda x: isinstance(x, tuple))
+    assert out == ["T", "T", 5]
+    assert tu.tree_leaves(tree, is_leaf=lambda x: isinstance(x, tuple)) == [(1, 2), (3, 4), 5]
+    # is_leaf is asked about the root too.
+    assert tu.tree_leaves(tree, is_leaf=lambda x: isinstance(x, list)) == [tree]
+
+
+def test_tree_reduce_and_all():
+    tree = [1, (2, {"a": 3})]
+    assert tu.tree_reduce(lambda a, b: a + b, tree) == 6
+    assert tu.tree_reduce(lambda a, b: a + b, tree, 10) == 16
+    assert tu.tree_reduce(lambda a, b: a + b, [], 0) == 0
+    with pytest.raises(TypeError):  # like functools.reduce on no leaves and no initializer
+        tu.tree_reduce(lambda a, b: a + b, [])
+    assert tu.tree_all([True, (1, {"a": True})])
+    assert not tu.tree_all([True, (0, {"a": True})])
+    assert tu.tree_all(None)
+
+
+# --- registration ------------------------------------------------------------------------
+
+class Box:
+    def __init__(self, value, label):
+        self.value, self.label = value, label
+
+    def __eq__(self, other):
+        return type(other) is Box and (self.value, self.label) == (other.value, other.label)
+
+
+tu.register_pytree_node(Box, lambda b: ((b.value,), b.label),
+                        lambda label, children: Box(children[0], label))
+
+
+@tu.register_pytree_node_class
+class Pair:
+    def __init__(self, a, b, tag="t"):
+        self.a, self.b, self.tag = a, b, tag
+
+    def tree_flatten(self):
+        return (self.a, self.b), self.tag
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, tag=aux)
+
+
+def test_register_pytree_node():
+    tree = [Box((1, 2), "L"), 3]
+    leaves, td = tu.tree_flatten(tree)
+    assert leaves == [1, 2, 3]
+    assert td.unflatten([4, 5, 6]) == [Box((4, 5), "L"), 6]
+    assert repr(td) == "PyTreeDef([CustomNode(Box[L], [(*, *)]), *])"  # str(aux), as JAX
+    # aux data is part of the structure.
+    assert td != tu.tree_structure([Box((1, 2), "M"), 3])
+    with pytest.raises(ValueError, match="node data"):
+        tu.tree_map(lambda x, y: x, Box(1, "L"), Box(1, "M"))
+
+
+def test_register_pytree_node_class():
+    assert isinstance(Pair, type)  # the decorator returns the class
+    p = Pair(1, [2, 3], tag="q")
+    leaves, td = tu.tree_flatten(p)
+    assert leaves == [1, 2, 3]
+    out = td.unflatten([7, 8, 9])
+    assert type(out) is Pair and (out.a, out.b, out.tag) == (7, [8, 9], "q")
+    out = tu.tree_map(lambda x: x + 1, p)
+    assert (out.a, out.b, out.tag) == (2, [3, 4], "q")
+
+
+def test_duplicate_registration_raises():
+    with pytest.raises(ValueError):
+        tu.register_pytree_node(Box, lambda b: ((), None), lambda a, c: Box(None, None))
+    with pytest.raises(ValueError):
+        tu.register_pytree_node(dict, lambda d: ((), None), lambda a, c: {})
+
+
+def test_plain_dataclass_is_a_leaf():
+    @dataclasses.dataclass
+    class Unregistered:
+        x: int
+
+    u = Unregistered(1)
+    assert tu.tree_leaves([u]) == [u]
+
+
+def test_register_dataclass_explicit_fields():
+    @dataclasses.dataclass
+    class Params:
+        w: object
+        b: object
+        name: str
+
+    tu.register_dataclass(Params, data_fields=["w", "b"], meta_fields=["name"])
+    p = Params(w=1, b=(2, 3), name="lin")
+    leaves, td = tu.tree_flatten(p)
+    assert leaves == [1, 2, 3]
+    out = td.unflatten([4, 5, 6])
+    assert out == Params(w=4, b=(5, 6), name="lin")
+    assert td != tu.tree_structure(Params(1, (2, 3), "other"))
+    assert tu.tree_map(lambda x, y: x + y, p, p) == Params(2, (4, 6), "lin")
+
+
+def test_register_dataclass_infers_static_fields_and_decorates():
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Layer:
+        w: object
+        act: str = dataclasses.field(default="relu", metadata=dict(static=True))
+
+    leaves, td = tu.tree_flatten(Layer(w=[1, 2]))
+    assert leaves == [1, 2]
+    assert td.unflatten([3, 4]) == Layer(w=[3, 4], act="relu")
+
+
+def test_register_dataclass_rejects_incomplete_fields():
+    @dataclasses.dataclass
+    class C:
+        a: int
+        b: int
+
+    with pytest.raises(ValueError):
+        tu.register_dataclass(C, data_fields=["a"], meta_fields=[])
+
+
+# --- Partial -----------------------------------------------------------------------------
+
+def test_partial_is_a_pytree():
+    def f(x, y, scale=1):
+        return (x + y) * scale
+
+    p = tu.Partial(f, 1, scale=np.float64(2.0))
+    assert isinstance(p, functools.partial)
+    assert p(3) == 8
+    leaves, td = tu.tree_flatten(p)
+    assert leaves == [1, 2.0]
+    q = td.unflatten([10, 3])
+    assert isinstance(q, tu.Partial) and q(1) == 33
+    assert tu.tree_map(lambda x: x * 2, p)(0) == 8
+    # Same function, same arguments structure: same treedef; the function is static.
+    assert td == tu.tree_structure(tu.Partial(f, 5, scale=6))
+    assert td != tu.tree_structure(tu.Partial(max, 5, scale=6))
+
+
+def test_partial_of_partial_keeps_inner_arguments_static():
+    inner = functools.partial(lambda a, b: a - b, 10)
+    p = tu.Partial(inner, 3)
+    assert p() == 7
+    assert tu.tree_leaves(p) == [3]
+
+
+# --- one-level helpers (compiler contract) ----------------------------------------------
+
+def test_flatten_one_level():
+    from astjax._src.tree_util import flatten_one_level
+
+    assert flatten_one_level(np.zeros(2)) is None
+    assert flatten_one_level(3) is None
+    assert flatten_one_level((1, (2, 3))) == ([1, (2, 3)], (0, 1), None)
+    assert flatten_one_level([1, 2]) == ([1, 2], (0, 1), None)
+    assert flatten_one_level({"b": 1, "a": [2]}) == ([[2], 1], ("a", "b"), ("a", "b"))
+    assert flatten_one_level(Point(1, 2)) == ([1, 2], ("x", "y"), Point)
+    assert flatten_one_level(Box(5, "L")) == ([5], (0,), "L")
+    assert flatten_one_level(None) == ([], (), None)
+
+
+def test_flatten_one_level_dataclass_uses_field_names():
+    from astjax._src.tree_util import flatten_one_level
+
+    @dataclasses.dataclass
+    class D:
+        p: object
+        q: object
+        meta: str
+
+    tu.register_dataclass(D, ["p", "q"], ["meta"])
+    assert flatten_one_level(D(1, 2, "m")) == ([1, 2], ("p", "q"), ("m",))
+
+
+@pytest.mark.parametrize("value", [
+    (1, 2), [1, 2], {"b": 1, "a": 2}, Point(1, 2), None, Box(1, "L"),
+    collections.OrderedDict(b=1, a=2), collections.defaultdict(int, b=1),
+])
+def test_unflatten_one_level_inverts_flatten_one_level(value):
+    from astjax._src.tree_util import flatten_one_level, unflatten_one_level
+
+    children, keys, aux = flatten_one_level(value)
+    assert len(keys) == len(children)
+    rebuilt = unflatten_one_level(type(value), aux, children)
+    assert type(rebuilt) is type(value) and rebuilt == value
+
+
+def test_unflatten_one_level_unknown_type():
+    from astjax._src.tree_util import unflatten_one_level
+
+    with pytest.raises(TypeError):
+        unflatten_one_level(int, None, [])
+
+
+# --- paths -------------------------------------------------------------------------------
+
+def test_tree_flatten_with_path():
+    tree = {"a": [1, Point(2, 3)], "b": Box(4, "L")}
+    path_leaves, td = tu.tree_flatten_with_path(tree)
+    assert td == tu.tree_structure(tree)
+    assert [x for _, x in path_leaves] == [1, 2, 3, 4]
+    assert [p for p, _ in path_leaves] == [
+        (tu.DictKey("a"), tu.SequenceKey(0)),
+        (tu.DictKey("a"), tu.SequenceKey(1), tu.GetAttrKey("x")),
+        (tu.DictKey("a"), tu.SequenceKey(1), tu.GetAttrKey("y")),
+        (tu.DictKey("b"), tu.FlattenedIndexKey(0)),
+    ]
+    assert tu.keystr(path_leaves[1][0]) == "['a'][1].x"
+    # Key entries are leaves, not containers.
+    assert tu.tree_leaves(path_leaves[0][0]) == [tu.DictKey("a"), tu.SequenceKey(0)]
+
+
+def test_tree_map_with_path():
+    tree = {"w": 1, "b": (2,)}
+    out = tu.tree_map_with_path(lambda p, x, y: (tu.keystr(p), x + y), tree, tree)
+    assert out == {"w": ("['w']", 2), "b": (("['b'][0]", 4),)}
