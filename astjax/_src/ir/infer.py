@@ -209,6 +209,9 @@ class FunctionTyper:
             return MaybeUndefined(self.join(inner_a, inner_b, node, what))
         if is_numeric(a) and is_numeric(b):
             x, y = as_array_type(a), as_array_type(b)
+            if x.ndim != y.ndim and (x.ndim == 0 and x.weak or y.ndim == 0 and y.weak):
+                # NumPy habit: `acc = 0.0` then `acc = acc + array` (the scalar broadcasts)
+                x, y = (y, y) if x.ndim == 0 else (x, x)
             if x.ndim != y.ndim:
                 raise self.error(node, f"{what} is an array of rank {x.ndim} on one path and "
                                  f"rank {y.ndim} on another; give it one shape before the "

@@ -1,0 +1,146 @@
+"""The source pipeline end to end: each program compiled (python backend) against
+running the very same Python function on NumPy values."""
+import numpy as np
+import pytest
+
+import astjax
+from astjax._src.frontend.pipeline import to_anf
+from astjax._src.backends.source import unparse
+
+from . import programs as P
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal(5).astype(np.float32)
+Y = rng.standard_normal(5).astype(np.float32)
+
+
+def check(fn, *args, rtol=1e-6):
+    import copy
+    expected = fn(*copy.deepcopy(args))  # the reference may write into its arguments
+    got = astjax.jit(fn)(*args)
+    _assert_tree_close(got, expected, rtol)
+    return got
+
+
+def _assert_tree_close(got, expected, rtol):
+    if isinstance(expected, dict):
+        assert set(got) == set(expected)
+        for k in expected:
+            _assert_tree_close(got[k], expected[k], rtol)
+    elif isinstance(expected, (tuple, list)):
+        assert type(got) is type(expected) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _assert_tree_close(g, e, rtol)
+    else:
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (P.arith, (X, Y)),
+    (P.aug_assign, (X,)),
+    (P.conditional_expr, (X, 1)), (P.conditional_expr, (X, -1)),
+    (P.early_return, (X, 2)), (P.early_return, (X, 1)), (P.early_return, (X, 0)),
+    (P.for_range, (X, 4)), (P.for_range, (X, 0)),
+    (P.for_range_step, (X, 7)),
+    (P.while_loop, (X, 3)),
+    (P.break_continue, (X, 8)), (P.break_continue, (X, 3)),
+    (P.return_in_loop, (X, 5)), (P.return_in_loop, (X, 2)),
+    (P.tuple_unpack, (X, Y)),
+    (P.enumerate_zip, (X, Y)),
+    (P.iterate_array, (X.reshape(5, 1),)),
+    (P.comprehension, (X, 4)),
+    (P.shapes, (X,)),
+    (P.calls_helper, (X,)),
+    (P.recursion, (X, 3)),
+    (P.uses_globals, (np.ones(3, np.float32),)),
+    (P.lambda_fn, (X, Y)),
+    (P.logical, (X, 1, -1)), (P.logical, (X, -1, -1)),
+    (P.chained_compare, (0.5,)), (P.chained_compare, (1.5,)),
+])
+def test_program_matches_python(fn, args):
+    check(fn, *args)
+
+
+def test_closure():
+    check(P.make_closure(4.0), X)
+
+
+def test_pytree_arguments_and_outputs():
+    params = {"w": np.float32(2.0), "b": np.ones(5, np.float32)}
+    check(P.dict_and_tuple, params, (X, Y))
+
+
+def test_dtypes_follow_jax():
+    i = np.arange(4, dtype=np.int32)
+    f = np.ones(4, np.float32)
+    a, b, c, d = astjax.jit(P.promotion)(i, f)
+    assert (a.dtype, b.dtype, c.dtype, d.dtype) == (np.float32, np.float32, np.int32, np.float32)
+    np.testing.assert_allclose(b, i * 2.5)
+    x, y = astjax.jit(P.python_scalars)(f)
+    assert x.dtype == np.float32 and y.dtype == np.float32
+    np.testing.assert_allclose(y, np.sin(1.0) + 6.0, rtol=1e-6)
+
+
+def test_float64_input_is_narrowed_with_one_warning():
+    from astjax._src import dtypes
+    dtypes._warned.clear()
+    with pytest.warns(UserWarning, match="jax_enable_x64"):
+        out = astjax.jit(P.arith)(X.astype(np.float64), Y.astype(np.float64))
+    assert out.dtype == np.float32
+
+
+def test_x64_switch_keeps_float64():
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        out = astjax.jit(P.arith)(X.astype(np.float64), Y.astype(np.float64))
+        assert out.dtype == np.float64
+    finally:
+        astjax.config.update("jax_enable_x64", False)
+
+
+def test_new_size_reuses_generated_code():
+    f = astjax.jit(P.arith)
+    f(X, Y)
+    f(np.ones(17, np.float32), np.ones(17, np.float32))
+    f(np.ones(1000, np.float32), np.ones(1000, np.float32))
+    assert len(f.cache) == 1
+    f(np.ones(1, np.float32), np.ones(1, np.float32))  # a size-1 dim is part of the key
+    assert len(f.cache) == 2
+
+
+def test_anf_statements_are_single_operations():
+    """Every assignment's value is one operation whose operands are names or constants."""
+    import gast
+    _, fdef = to_anf(P.arith)
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Assign):
+            for child in gast.iter_child_nodes(node.value):
+                assert isinstance(child, (gast.Name, gast.Constant, gast.operator,
+                                          gast.expr_context, gast.keyword, gast.Attribute)), \
+                    unparse(node)
+
+
+def test_loops_stay_loops():
+    src = astjax.make_source(P.for_range)(X, 1000)
+    assert "for i in range(" in src
+    assert src.count("acc = ") < 10
+
+
+def test_generated_source_names_user_lines():
+    src = astjax.make_source(P.arith)(X, Y)
+    line = P.arith.__code__.co_firstlineno + 1
+    assert f"# programs.py:{line}" in src
+
+
+def test_generated_module_is_a_file_in_the_cache(tmp_path, monkeypatch):
+    import os
+    import stat
+    import sys
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    f = astjax.jit(P.make_closure(123.25))  # a constant no other test uses: new source
+    f(X)
+    files = list((tmp_path / "src").glob("inner_*.py"))
+    assert len(files) == 1
+    assert stat.S_IMODE(os.stat(tmp_path / "src").st_mode) & 0o077 == 0
+    module = sys.modules[f.cache[next(iter(f.cache))].entry.__module__]
+    assert module.__file__ == str(files[0])
