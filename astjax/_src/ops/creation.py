@@ -200,10 +200,16 @@ Op("full_like", full_like, _full_like_rule, operands=("a", "fill_value"), static
 
 # --- arange, linspace ----------------------------------------------------------------------
 
-def _arange_dtype(args, dtype):
-    """dtype of arange(*args): ``dtype=``, else the promotion of the (non-None) bounds."""
+def _arange_dtype(start, stop, step, dtype):
+    """dtype of arange: ``dtype=``, else the promotion of the bounds given.
+
+    Bounds are numbers, or (dynamic) 0-d arrays: NumPy values in impl, types in the rule.
+    """
     types = []
-    for name, t in args:
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if v is None:
+            continue
+        t = v if isinstance(v, ArrayType) else type_of_value(v)
         if not isinstance(t, ArrayType) or t.ndim != 0 or t.dtype.kind not in "iuf":
             raise ShapeError(f"arange(): {name} must be a real number (not bool or complex), "
                              f"got {t}")
@@ -213,15 +219,9 @@ def _arange_dtype(args, dtype):
     return dtypes.promote_types(*types)[0]
 
 
-def _arange_args(start, stop, step):
-    return [(name, v) for name, v in (("start", start), ("stop", stop), ("step", step))
-            if v is not None]
-
-
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in ``[start, stop)``; ``arange(n)`` counts from 0."""
-    args = [(name, type_of_value(v)) for name, v in _arange_args(start, stop, step)]
-    return np.arange(start, stop, step, dtype=_arange_dtype(args, dtype))
+    return np.arange(start, stop, step, dtype=_arange_dtype(start, stop, step, dtype))
 
 
 def _static_length(start, stop, step):
@@ -237,9 +237,7 @@ def _static_length(start, stop, step):
 
 
 def _arange_rule(start, stop=None, step=None, dtype=None):
-    args = [(name, array_operand("arange", name, v) if not isinstance(v, ArrayType) else v)
-            for name, v in _arange_args(start, stop, step)]
-    out = _arange_dtype(args, dtype)
+    out = _arange_dtype(start, stop, step, dtype)
     return ArrayType(out, (_static_length(start, stop, step) == 1,), False)
 
 
@@ -340,4 +338,4 @@ def _diag_rule(v, k=0):
                      f"diagonal), got rank {v.ndim}")
 
 
-Op("diag", diag, _diag_rule, static=("k",), promote=("v",), aliases=(np.diag,))
+Op("diag", diag, _diag_rule, static=("k",), aliases=(np.diag,))

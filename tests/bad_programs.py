@@ -1,0 +1,56 @@
+"""Programs astjax must reject with a located error. Line numbers are asserted by search."""
+import numpy as np
+
+import astjax.numpy as jnp
+
+COUNTER = 0
+
+
+def uses_try(x):
+    try:  # MARK try
+        return x
+    except ValueError:
+        return x
+
+
+def uses_global(x):
+    global COUNTER  # MARK global
+    return x
+
+
+def uses_generator(x):
+    yield x  # MARK yield
+
+
+def uses_with(x):
+    with open("f"):  # MARK with
+        return x
+
+
+def array_condition(x):
+    if x > 0:  # MARK truth
+        return x
+    return -x
+
+
+def rank_changes(x, n):
+    y = 0
+    for i in range(n):
+        y = jnp.ones((2, 2)) if i > 0 else x  # MARK rank
+    return y
+
+
+def undefined_name(x):
+    return x + not_defined_anywhere  # noqa: F821  MARK undefined
+
+
+def bad_matmul(x):
+    return x @ 2.0  # MARK matmul
+
+
+def unknown_method(x):
+    return x.frobnicate()  # MARK method
+
+
+def calls_numpy_random(x):
+    return x + np.random.rand(3)  # MARK call

@@ -1,0 +1,72 @@
+"""Bad input gets a clear error naming the user's file, line (and column)."""
+import numpy as np
+import pytest
+
+import astjax
+from astjax._src.errors import NoSourceError, TypeCheckError, UnsupportedSyntaxError
+
+from . import bad_programs as B
+
+X = np.ones(3, np.float32)
+
+
+def mark_line(tag):
+    with open(B.__file__) as f:
+        for k, line in enumerate(f, 1):
+            if f"MARK {tag}" in line:
+                return k
+    raise AssertionError(tag)
+
+
+@pytest.mark.parametrize("fn,tag,cls,words", [
+    (B.uses_try, "try", UnsupportedSyntaxError, "try/except"),
+    (B.uses_global, "global", UnsupportedSyntaxError, "global"),
+    (B.uses_generator, "yield", UnsupportedSyntaxError, "yield"),
+    (B.uses_with, "with", UnsupportedSyntaxError, "with"),
+    (B.array_condition, "truth", TypeCheckError, "ambiguous"),
+    (B.undefined_name, "undefined", TypeCheckError, "not defined"),
+    (B.unknown_method, "method", TypeCheckError, "frobnicate"),
+    (B.calls_numpy_random, "call", TypeCheckError, "rand"),
+])
+def test_located_errors(fn, tag, cls, words):
+    with pytest.raises(cls) as info:
+        astjax.jit(fn)(X)
+    err = info.value
+    assert err.filename == B.__file__
+    assert err.lineno == mark_line(tag)
+    assert words in str(err)
+    assert f"bad_programs.py:{err.lineno}:" in str(err)
+
+
+def test_rank_change_in_loop_is_located():
+    with pytest.raises(TypeCheckError, match="rank") as info:
+        astjax.jit(B.rank_changes)(X, 3)
+    assert info.value.filename == B.__file__
+
+
+def test_shape_error_names_user_line():
+    with pytest.raises(TypeError) as info:
+        astjax.jit(B.bad_matmul)(X)
+    assert f"bad_programs.py:{mark_line('matmul')}" in str(info.value)
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def f(x):\n    return x\n", namespace)
+    with pytest.raises(NoSourceError, match="source"):
+        astjax.jit(namespace["f"])(X)
+
+
+def test_builtin_function_has_no_source():
+    with pytest.raises(NoSourceError, match="not a Python function"):
+        astjax.make_source(len)(X)
+
+
+def test_unhashable_static_argument():
+    with pytest.raises(ValueError, match="hashable"):
+        astjax.jit(B.rank_changes, static_argnums=1)(X, [1, 2])
+
+
+def test_not_callable():
+    with pytest.raises(TypeError, match="function"):
+        astjax.jit(3)
