@@ -49,6 +49,7 @@ class Op:
         self.differentiable = differentiable
         self.infix = infix              # shown as `a + b` in generated source
         self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
+        self.family = None              # "elementwise" for ops made by elementwise()
         for obj in aliases:
             register_alias(obj, self)
         if name in REGISTRY:
@@ -182,6 +183,8 @@ def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(),
     rule = elementwise_rule(out_dtype)
     op = Op(name, wrapper, abstract_eval, operands=argnames, promote=argnames, inexact=inexact,
             differentiable=differentiable, infix=infix, aliases=aliases)
+    op.family = "elementwise"  # registry-driven tests and, later, batching rules use this
+    op.numpy_reference = impl
     return op
 
 
