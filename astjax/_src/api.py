@@ -31,6 +31,7 @@ class Compiled:
         namespace.update({name: value for name, value in program.statics.values()})
         module = load_module(self.source, spec.name, namespace)
         self.entry = getattr(module, spec.name)
+        self.arg_types = arg_types
         self.out_type = spec.return_type
 
 
@@ -102,8 +103,7 @@ def _wrap_output(value, t):
             arr = arr.astype(t.dtype)
         return Array(arr, t.weak)
     if isinstance(t, Static):
-        if dtypes.is_python_scalar(t.value) and not isinstance(t.value, bool) or \
-                isinstance(t.value, bool):
+        if dtypes.is_python_scalar(t.value):  # a folded constant result, as JAX returns it
             return Array(np.asarray(t.value, dtypes.python_scalar_dtype(t.value)), True)
         return value
     if isinstance(t, SequenceType):
@@ -120,16 +120,8 @@ class Jitted(Transformed):
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled_for(args, kwargs)
         inputs = [v if isinstance(t, Static) else _convert_input(v)
-                  for v, t in zip(values, compiled_types(compiled))]
+                  for v, t in zip(values, compiled.arg_types)]
         return _wrap_output(compiled.entry(*inputs), compiled.out_type)
-
-
-def compiled_types(compiled):
-    return compiled.arg_types if hasattr(compiled, "arg_types") else _arg_types(compiled)
-
-
-def _arg_types(compiled):
-    return [None] * compiled.entry.__code__.co_argcount
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):

@@ -47,7 +47,18 @@ def warn_if_narrowed(dtype):
         warnings.warn(
             f"{dtype} input converted to {_NARROW[dtype]}: 64-bit types are off by default, as "
             f"in JAX. Enable them with astjax.config.update('jax_enable_x64', True).",
-            UserWarning, stacklevel=4)
+            UserWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel():
+    """The stacklevel of the first frame outside astjax, so warnings name the user's line."""
+    import os
+    import sys
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def default_int():

@@ -118,8 +118,8 @@ def _shape_rule(fn):
 
 
 for _fn, _np_fn in ((zeros, np.zeros), (ones, np.ones), (empty, np.empty)):
-    Op(_fn.__name__, _fn, _shape_rule(_fn.__name__), static=("dtype",), differentiable=False,
-       aliases=(_np_fn,))
+    Op(_fn.__name__, _fn, _shape_rule(_fn.__name__), operands=(), static=("dtype",),
+       differentiable=False, aliases=(_np_fn,))
 
 
 def _full_type(fn, ones, fill, dtype, weak):
