@@ -54,3 +54,8 @@ def unknown_method(x):
 
 def calls_numpy_random(x):
     return x + np.random.rand(3)  # MARK call
+
+
+def runtime_broadcast(x, y):
+    z = x * 2.0
+    return z + y  # MARK runtime

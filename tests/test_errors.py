@@ -70,3 +70,10 @@ def test_unhashable_static_argument():
 def test_not_callable():
     with pytest.raises(TypeError, match="function"):
         astjax.jit(3)
+
+
+def test_runtime_error_in_generated_code_names_user_line():
+    with pytest.raises(ValueError, match="broadcast") as info:
+        astjax.jit(B.runtime_broadcast)(np.ones(3, np.float32), np.ones(4, np.float32))
+    assert f"bad_programs.py:{mark_line('runtime')}" in str(info.value)
+    assert "return z + y" in str(info.value)

@@ -25,9 +25,11 @@ class Compiled:
     def __init__(self, fn, arg_types):
         program = Program()
         spec = program.specialize(fn, arg_types)
-        self.source = PythonEmitter(program).module_source()
+        emitter = PythonEmitter(program)
+        self.source = emitter.module_source()
         dump("emit", fn.__qualname__, self.source)
         namespace = {name: value for name, value, _ in program.captured.values()}
+        namespace["__astjax_line_map__"] = emitter.line_map
         namespace.update({name: value for name, value in program.statics.values()})
         module = load_module(self.source, spec.name, namespace)
         self.entry = getattr(module, spec.name)
@@ -121,7 +123,30 @@ class Jitted(Transformed):
         compiled, values = self.compiled_for(args, kwargs)
         inputs = [v if isinstance(t, Static) else _convert_input(v)
                   for v, t in zip(values, compiled.arg_types)]
-        return _wrap_output(compiled.entry(*inputs), compiled.out_type)
+        try:
+            out = compiled.entry(*inputs)
+        except Exception as e:
+            locate_runtime_error(e)
+            raise
+        return _wrap_output(out, compiled.out_type)
+
+
+def locate_runtime_error(exc):
+    """Prefix an error raised inside generated code with the user's file:line (in place)."""
+    import linecache
+    tb, where = exc.__traceback__, None
+    while tb is not None:
+        line_map = tb.tb_frame.f_globals.get("__astjax_line_map__")
+        if line_map is not None and tb.tb_lineno in line_map:
+            where = line_map[tb.tb_lineno]
+        tb = tb.tb_next
+    if where is None or getattr(exc, "_astjax_located", False):
+        return
+    filename, lineno = where
+    text = linecache.getline(filename, lineno).strip()
+    message = str(exc.args[0]) if exc.args else ""
+    exc.args = (f"{filename}:{lineno}: {message}\n    {text}",) + tuple(exc.args[1:])
+    exc._astjax_located = True
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):

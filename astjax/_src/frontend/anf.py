@@ -47,6 +47,8 @@ class ANF:
     def statement(self, s):
         pre = []
         if isinstance(s, gast.Assign):
+            if len(s.targets) == 1 and _same_arity(s.targets[0], s.value):
+                return self.parallel_assign(s.targets[0], s.value, pre, s)
             value = self.expr(s.value, pre, s)
             if len(s.targets) > 1 and not self.is_atom(value):
                 value = self.bind(value, pre, s)
@@ -96,6 +98,27 @@ class ANF:
             return []
         raise self.parsed.error(s, f"astjax cannot compile this statement "
                                 f"({type(s).__name__})", UnsupportedSyntaxError)
+
+    def parallel_assign(self, target, value, pre, where):
+        """``a, (b, c) = x, (y, z)`` element by element: every value is computed first, and
+        a value that is also assigned here (``a, b = b, a``) is copied before."""
+        assigned = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+        pairs = []
+
+        def collect(t, v):
+            if _same_arity(t, v):
+                for te, ve in zip(t.elts, v.elts):
+                    collect(te, ve)
+                return
+            atom = self.atom(v, pre, where)
+            if isinstance(atom, gast.Name) and atom.id in assigned:
+                atom = self.bind(atom, pre, where)
+            pairs.append((t, atom))
+
+        collect(target, value)
+        for t, atom in pairs:
+            self.assign_to(t, atom, pre, where)
+        return pre
 
     def read_target(self, target):
         if isinstance(target, (gast.Name, gast.Subscript, gast.Attribute)):
@@ -266,6 +289,11 @@ class ANF:
             inner.append(node)
             inner = body
         return load(out)
+
+
+def _same_arity(target, value):
+    return (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))
+            and len(target.elts) == len(value.elts))
 
 
 def at_update(target, index, method, *args):
