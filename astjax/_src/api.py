@@ -64,14 +64,18 @@ class Transformed:
             ba = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.fun.__name__}(): {e}") from None
+        given = set(ba.arguments)
         ba.apply_defaults()
-        return ba
+        # as in JAX, a default the caller did not pass is a constant of the function
+        return ba, set(ba.arguments) - given
 
     def compiled_for(self, args, kwargs):
-        ba = self.bind(args, kwargs)
+        ba, defaulted = self.bind(args, kwargs)
         values, types_ = [], []
         for name, value in ba.arguments.items():
-            if name in self.static:
+            if name in defaulted:
+                types_.append(Static(value))  # keyed by identity if unhashable
+            elif name in self.static:
                 try:
                     hash(value)
                 except TypeError:

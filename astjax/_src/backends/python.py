@@ -193,20 +193,13 @@ class PythonEmitter:
             return f"{a} {op.infix} {b}"
         if op.name == "getitem" and "index" in params:
             return f"{self.atom(operands['x'])}[{self.index(params['index'])}]"
-        args, keywords, positional = [], [], True
-        for name, p in op.signature.parameters.items():
-            if name in operands or name in params:
-                value = operands.get(name, params.get(name))
-                if p.kind is inspect.Parameter.VAR_POSITIONAL:
-                    args.extend(self.atom(v) for v in value)
-                    continue
-                text = (f"s_[{self.index(value)}]" if name == "index" else self.atom(value))
-                if positional and p.kind is not inspect.Parameter.KEYWORD_ONLY:
-                    args.append(text)
-                else:
-                    keywords.append(f"{name}={text}")
-            else:
-                positional = False
+        texts = {name: (tuple(self.atom(v) for v in value) if isinstance(value, tuple) else
+                        f"s_[{self.index(value)}]" if name == "index" else self.atom(value))
+                 for name, value in {**operands, **params}.items()}
+        for name, value in anno.get(node, "resolved_params", {}).items():
+            texts[name] = self.literal(value)
+        args, kwargs = op.arrange(texts)
+        keywords = [f"{k}={v}" for k, v in kwargs.items()]
         return f"jnp.{op.name}({', '.join(args + keywords)})"
 
     def user_call(self, node, callee):

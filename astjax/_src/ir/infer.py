@@ -42,6 +42,7 @@ _UNARY = {gast.USub: "negative", gast.UAdd: "positive", gast.Invert: "invert"}
 _AT_OPS = {"set": "at_set", "add": "at_add", "multiply": "at_multiply", "mul": "at_multiply",
            "divide": "at_divide", "power": "at_power", "min": "at_min", "max": "at_max"}
 _MAX_ITERATIONS = 20
+_NOT_GIVEN = object()
 INT = None  # set per call: the default int type of dynamic Python ints
 
 
@@ -325,6 +326,11 @@ class FunctionTyper:
         anno.set_(node, "operand_types", operands)
         anno.set_(node, "operand_nodes", operand_nodes)
         anno.set_(node, "param_nodes", param_nodes or {})
+        resolve = op.rules.get("resolve_params")
+        if resolve is not None:  # params the types decide (squeeze's axes)
+            resolved = resolve(operands, params)
+            anno.set_(node, "resolved_params", {k: v for k, v in resolved.items()
+                                                if params.get(k, _NOT_GIVEN) != v})
         return t
 
     def binop(self, node, env):
@@ -531,6 +537,9 @@ class FunctionTyper:
             operand_nodes, param_nodes = op.bind(arg_nodes, kwarg_nodes)
         except ShapeError as e:
             raise self.error(node, str(e)) from None
+        for name, value in operands.items():  # einsum's *operands: one sequence operand
+            if isinstance(value, tuple):
+                operands[name] = SequenceType(value)
         return self.apply_op(node, op, operands, {k: param_view(v) for k, v in params.items()},
                              operand_nodes, param_nodes)
 

@@ -16,7 +16,7 @@ from ..frontend.pipeline import to_anf
 from ..ops.registry import REGISTRY, operand_casts
 from . import anno
 from .infer import FunctionTyper
-from .types import UNKNOWN, ArrayType, Static, as_array_type, is_numeric
+from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_numeric
 
 _MISSING = object()
 
@@ -152,8 +152,26 @@ def _block(stmts):
             s.body += _merge_casts(body_end, head, s)
         elif isinstance(s, (gast.Assign, gast.Expr)):
             out.extend(_promotion_casts(s.value, s))
+            if isinstance(s, gast.Assign) and _mixed_sequence_operand(s.value):
+                # NumPy promotes a sequence of mixed dtypes its own way (int32 with float32
+                # gives float64); casting the result gives JAX's dtype with the same values
+                out.append(s)
+                t = anno.get(s.value, "type")
+                name = s.targets[0].id
+                out.append(cast_statement(name, name, t.dtype, s, t.ones))
+                continue
         out.append(s)
     return out
+
+
+def _mixed_sequence_operand(value):
+    op, types = anno.get(value, "op"), anno.get(value, "operand_types")
+    if op is None or not isinstance(anno.get(value, "type"), ArrayType):
+        return False
+    target = op.promoted_dtype(types)
+    return target is not None and any(
+        isinstance(t, SequenceType) and any(as_array_type(e).dtype != target[0] for e in t.elts)
+        for t in types.values())
 
 
 def cast_statement(name, from_node_name, dtype, like, ones=()):

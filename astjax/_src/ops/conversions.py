@@ -40,6 +40,12 @@ def value_dtype(value):
     return type_of_value(value).dtype
 
 
+def no_out(fn, out):
+    """``out=`` exists so that NumPy's ``np.sum(x)`` can delegate to ``x.sum(out=None)``."""
+    if out is not None:
+        raise ShapeError(f"{fn}(): out= is not supported: arrays are immutable, use the result")
+
+
 class OptionalOperandsOp(Op):
     """An op whose optional operands count as not given when passed as None (clip's max)."""
 
@@ -94,7 +100,7 @@ OptionalOperandsOp("where", where, _where_rule, operands=("condition", "x", "y")
 
 # --- clip ----------------------------------------------------------------------------------
 
-def clip(arr, min=None, max=None, *, a_min=None, a_max=None):
+def clip(arr, min=None, max=None, *, a_min=None, a_max=None, out=None):
     """Limit ``arr`` to ``[min, max]``; ``a_min``/``a_max`` are NumPy's older names."""
     lower = a_min if min is None else min
     upper = a_max if max is None else max
@@ -112,7 +118,8 @@ def _bound(name, new, old):
     return old if new is None else new
 
 
-def _clip_rule(arr, min=None, max=None, *, a_min=None, a_max=None):
+def _clip_rule(arr, min=None, max=None, *, a_min=None, a_max=None, out=None):
+    no_out("clip", out)
     given = [("arr", arr), ("min", _bound("min", min, a_min)), ("max", _bound("max", max, a_max))]
     types = [array_operand("clip", name, t) for name, t in given if t is not None]
     if any(t.dtype.kind == "c" for t in types):
@@ -128,7 +135,7 @@ register_method("clip")
 
 # --- round ---------------------------------------------------------------------------------
 
-def round(x, decimals=0):
+def round(x, decimals=0, out=None):
     """Round half to even at ``decimals`` digits; integers are returned unchanged."""
     dtype = np.asarray(x).dtype
     # rounding past the dtype's precision is a no-op (NumPy would overflow to nan)
@@ -137,7 +144,8 @@ def round(x, decimals=0):
     return np.round(x, decimals)
 
 
-def _round_rule(x, decimals=0):
+def _round_rule(x, decimals=0, out=None):
+    no_out("round", out)
     x = array_operand("round", "x", x)
     try:
         decimals = operator.index(decimals)

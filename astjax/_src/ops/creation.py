@@ -12,12 +12,17 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, SequenceType, broadcast_ones, type_of_value
+from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, broadcast_ones,
+                        is_numeric, type_of_value)
 from .conversions import array_operand, user_dtype, value_dtype
-from .registry import Op, register_name
+from .registry import Op
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
 
 def _dim_is_one(fn, what, d):
     """Whether a size argument is known to be 1; checks that it is a (dynamic) integer."""
@@ -25,7 +30,7 @@ def _dim_is_one(fn, what, d):
         if d.ndim != 0 or d.dtype.kind not in "iu":
             raise ShapeError(f"{fn}(): {what} must be an integer scalar, got an array {d}")
         return False
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+    if not _is_int(d):
         raise ShapeError(f"{fn}(): {what} must be an integer, got {d!r}")
     if d < 0:
         raise ShapeError(f"{fn}(): {what} must not be negative, got {d}")
@@ -54,6 +59,13 @@ def _float_dtype(fn, dtype):
 
 def _stack_parts(fn, t):
     """(ones, leaf (dtype, weak) pairs) of np.array(t): each sequence level adds a dim."""
+    if isinstance(t, Static) and isinstance(t.value, (tuple, list)):
+        t = type_of_value(t.value)  # a sequence of constants
+    if isinstance(t, ListType):  # built at run time: its length is unknown
+        if t.elt is UNKNOWN:  # nothing appended: empty
+            return (False,), []
+        ones, leaves = _stack_parts(fn, t.elt)
+        return (False,) + ones, leaves
     if isinstance(t, SequenceType):
         parts = [_stack_parts(fn, e) for e in t.elts]
         ranks = sorted({len(ones) for ones, _ in parts})
@@ -75,24 +87,24 @@ def _array_type(fn, t, dtype, ndmin):
         return ArrayType(dtypes.default_float(), ones, False)
     out, weak = dtypes.promote_types(*leaves)
     # only a weak value itself stays weak: array([1, 2]) is a strong int32, as in JAX
-    return ArrayType(out, ones, weak and not isinstance(t, SequenceType))
+    return ArrayType(out, ones, weak and is_numeric(t))
 
 
-def array(object, dtype=None, copy=True, ndmin=0):
+def array(object, dtype=None, *, copy=True, ndmin=0):
     """An array from an array, a number or nested tuples/lists of them (stacked)."""
     out = _array_type("array", type_of_value(object), dtype, ndmin).dtype
     return np.array(object, dtype=out, ndmin=ndmin)
 
 
-def asarray(a, dtype=None, copy=None):
+def asarray(a, dtype=None, *, copy=None):
     """Like ``array``; arrays are immutable, so whether it copies is invisible."""
     return np.array(a, dtype=_array_type("asarray", type_of_value(a), dtype, 0).dtype)
 
 
-Op("array", array, lambda object, dtype=None, copy=True, ndmin=0:
+Op("array", array, lambda object, dtype=None, *, copy=True, ndmin=0:
    _array_type("array", object, dtype, ndmin),
    static=("dtype", "copy", "ndmin"), aliases=(np.array,))
-Op("asarray", asarray, lambda a, dtype=None, copy=None: _array_type("asarray", a, dtype, 0),
+Op("asarray", asarray, lambda a, dtype=None, *, copy=None: _array_type("asarray", a, dtype, 0),
    static=("dtype", "copy"), aliases=(np.asarray,))
 
 
@@ -122,13 +134,10 @@ for _fn, _np_fn in ((zeros, np.zeros), (ones, np.ones), (empty, np.empty)):
        differentiable=False, aliases=(_np_fn,))
 
 
-def _full_type(fn, ones, fill, dtype, weak):
+def _check_fill_rank(fn, fill, ones):
     if fill.ndim > len(ones):
         raise ShapeError(f"{fn}(): fill_value has rank {fill.ndim}, more than the "
                          f"{len(ones)} dimensions of the result")
-    if dtype is not None:
-        return ArrayType(user_dtype(fn, dtype), ones, False)
-    return ArrayType(fill.dtype, ones, weak)
 
 
 def full(shape, fill_value, dtype=None):
@@ -139,7 +148,11 @@ def full(shape, fill_value, dtype=None):
 
 def _full_rule(shape, fill_value, dtype=None):
     fill = array_operand("full", "fill_value", fill_value)
-    return _full_type("full", _shape_ones("full", shape), fill, dtype, fill.weak)
+    ones = _shape_ones("full", shape)
+    _check_fill_rank("full", fill, ones)
+    if dtype is not None:
+        return ArrayType(user_dtype("full", dtype), ones, False)
+    return ArrayType(fill.dtype, ones, fill.weak)
 
 
 Op("full", full, _full_rule, operands=("fill_value",), static=("dtype",), aliases=(np.full,))
@@ -190,8 +203,9 @@ def full_like(a, fill_value, dtype=None, shape=None):
 def _full_like_rule(a, fill_value, dtype=None, shape=None):
     like = _like_type("full_like", a, dtype, shape)
     fill = array_operand("full_like", "fill_value", fill_value)
+    _check_fill_rank("full_like", fill, like.ones)
     # an array fill_value goes through asarray(fill, dtype=a.dtype) in JAX: strong
-    return _full_type("full_like", like.ones, fill, like.dtype, like.weak and fill.ndim == 0)
+    return ArrayType(like.dtype, like.ones, like.weak and fill.ndim == 0)
 
 
 Op("full_like", full_like, _full_like_rule, operands=("a", "fill_value"), static=("dtype",),
@@ -264,7 +278,7 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 def _linspace_rule(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     start, stop = array_operand("linspace", "start", start), array_operand("linspace", "stop", stop)
-    if isinstance(num, (bool, np.bool_)) or not isinstance(num, (int, np.integer)) or num < 0:
+    if not _is_int(num) or num < 0:
         raise ShapeError(f"linspace(): num must be a non-negative int, got {num!r}")
     bounds = broadcast_ones(start, stop)
     axis = _linspace_axis(axis, len(bounds))
@@ -287,9 +301,8 @@ def _matrix_type(fn, N, M, k, dtype):
     """The (N, M) matrix type of eye/tri; ``k`` (the diagonal) may be dynamic."""
     n_one = _dim_is_one(fn, "N", N)
     m_one = n_one if M is None else _dim_is_one(fn, "M", M)
-    is_int = (k.ndim == 0 and k.dtype.kind in "iu") if isinstance(k, ArrayType) else (
-        isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))
-    if not is_int:
+    dynamic_int = isinstance(k, ArrayType) and k.ndim == 0 and k.dtype.kind in "iu"
+    if not (dynamic_int or _is_int(k)):
         raise ShapeError(f"{fn}(): k must be an integer, got {k!r}")
     return ArrayType(_float_dtype(fn, dtype), (n_one, m_one), False)
 
@@ -327,7 +340,7 @@ def diag(v, k=0):
 
 def _diag_rule(v, k=0):
     v = array_operand("diag", "v", v)
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+    if not _is_int(k):
         raise ShapeError(f"diag(): k must be an int, got {k!r}")
     if v.ndim == 1:  # an (n + |k|) square matrix
         one = v.ones[0] and k == 0

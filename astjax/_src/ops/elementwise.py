@@ -3,6 +3,7 @@ import math
 import operator
 
 import numpy as np
+import scipy.special
 
 from ..errors import ShapeError
 from .registry import elementwise, register_method, register_name
@@ -93,6 +94,7 @@ _UNARY_MATH = [
     ("tanh", np.tanh, math.tanh), ("arcsinh", np.arcsinh, math.asinh),
     ("arccosh", np.arccosh, math.acosh), ("arctanh", np.arctanh, math.atanh),
 ]
+_UNARY_MATH += [("erf", scipy.special.erf, math.erf), ("erfc", scipy.special.erfc, math.erfc)]
 for _name, _np, _math in _UNARY_MATH:
     globals()[_name] = elementwise(_name, _np, inexact=True,
                                    aliases=(_np,) + ((_math,) if _math else ()))

@@ -14,10 +14,10 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, as_array_type
+from ..ir.types import ArrayType, SequenceType, as_array_type
 from .registry import Op, register_method, register_name
-from .shape import (broadcast_dims, normalize_axes, normalize_axis, numpy_functions, plain,
-                    static_int, with_signature)
+from .shape import (broadcast_dims, normalize_axes, normalize_axis,
+                    numpy_functions, plain, star_types, static_int)
 
 _PRODUCT_PARAMS = ("precision", "preferred_element_type")
 
@@ -188,13 +188,7 @@ def _parse_einsum(subscripts, ndims):
     return labels, list(head) + (dots if has_dots else []) + list(tail)
 
 
-def _einsum_public(subscripts, *operands, optimize="auto", precision=None,
-                   preferred_element_type=None):
-    """Signature of einsum."""
-
-
-@with_signature(_einsum_public)
-def _einsum(subscripts, operands=(), optimize="auto", precision=None,
+def _einsum(subscripts, *operands, optimize="auto", precision=None,
             preferred_element_type=None):
     arrays, dtype = _common(operands, preferred_element_type)
     out = np.einsum(subscripts, *arrays, optimize=optimize is not False)
@@ -203,9 +197,10 @@ def _einsum(subscripts, operands=(), optimize="auto", precision=None,
 
 def _einsum_rule(subscripts, operands, optimize="auto", precision=None,
                  preferred_element_type=None):
-    types = [as_array_type(t) for t in operands.elts]
+    elts = star_types(operands)
+    types = [as_array_type(t) for t in elts]
     labels, out = _parse_einsum(plain(subscripts), [t.ndim for t in types])
-    dtype, weak = _out_dtype(einsum, {"operands": operands}, preferred_element_type)
+    dtype, weak = _out_dtype(einsum, {"operands": SequenceType(elts)}, preferred_element_type)
     # a label's size is the broadcast of its dims, so it is 1 when every dim is known 1
     known = {}
     for t, ls in zip(types, labels):
@@ -227,12 +222,7 @@ def _transpose_axes(axes, more):
     return (axes,) + more if more else axes
 
 
-def _transpose_public(a, axes=None, *more):
-    """Signature of transpose."""
-
-
-@with_signature(_transpose_public)
-def _transpose(a, axes=None, more=()):
+def _transpose(a, axes=None, *more):
     return np.transpose(a, _transpose_axes(axes, more))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import ArrayType
-from .conversions import array_operand, user_dtype
+from .conversions import array_operand, no_out, user_dtype
 from .registry import Op, register_method, register_name
 
 
@@ -114,17 +114,18 @@ def _cumulative_dtypes(fn, a_dtype, dtype=None):
 
 # --- registration --------------------------------------------------------------------------
 
-def _reduction(name, impl, out_dtype, *, axis_rule=_reduced_ones, differentiable=True,
+def _reduction(name, impl, result_dtype, *, axis_rule=_reduced_ones, differentiable=True,
                method=True, aliases=()):
-    """Register a reduction whose params are (axis, keepdims, *dtype params).
+    """Register a reduction whose params are (axis, out, keepdims, *dtype params).
 
-    ``out_dtype(fn, a_dtype, **dtype_params)`` gives the result dtype, for the
+    ``result_dtype(fn, a_dtype, **dtype_params)`` gives the result dtype, for the
     rule and (with the runtime dtype) for the impl alike.
     """
-    def rule(a, axis=None, keepdims=False, **params):
+    def rule(a, axis=None, out=None, keepdims=False, **params):
+        no_out(name, out)
         a = array_operand(name, "a", a)
-        return ArrayType(out_dtype(name, a.dtype, **params), axis_rule(name, a, axis, keepdims),
-                         False)
+        return ArrayType(result_dtype(name, a.dtype, **params),
+                         axis_rule(name, a, axis, keepdims), False)
 
     op = Op(name, impl, rule, static=("axis", "keepdims", "dtype", "promote_integers",
                                       "ddof", "correction"),
@@ -134,21 +135,22 @@ def _reduction(name, impl, out_dtype, *, axis_rule=_reduced_ones, differentiable
     return op
 
 
-def _accumulate(np_fn, fn, a, axis, out, keepdims):
-    """sum/prod of ``a`` in the result dtype ``out`` (float16 accumulated in float32)."""
+def _accumulate(np_fn, fn, a, axis, result_dtype, keepdims):
+    """sum/prod of ``a`` in ``result_dtype`` (float16 accumulated in float32)."""
     a = np.asarray(a)
-    total = np_fn(a, axis=_axes(fn, axis, a.ndim), dtype=_upcast_f16(out), keepdims=keepdims)
-    return np.asarray(total).astype(out, copy=False)
+    total = np_fn(a, axis=_axes(fn, axis, a.ndim), dtype=_upcast_f16(result_dtype),
+                  keepdims=keepdims)
+    return np.asarray(total).astype(result_dtype, copy=False)
 
 
-def sum(a, axis=None, dtype=None, *, keepdims=False, promote_integers=True):
-    out = _sum_dtype("sum", np.asarray(a).dtype, dtype, promote_integers)
-    return _accumulate(np.sum, "sum", a, axis, out, keepdims)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, *, promote_integers=True):
+    result_dtype = _sum_dtype("sum", np.asarray(a).dtype, dtype, promote_integers)
+    return _accumulate(np.sum, "sum", a, axis, result_dtype, keepdims)
 
 
-def prod(a, axis=None, dtype=None, *, keepdims=False, promote_integers=True):
-    out = _sum_dtype("prod", np.asarray(a).dtype, dtype, promote_integers)
-    return _accumulate(np.prod, "prod", a, axis, out, keepdims)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, *, promote_integers=True):
+    result_dtype = _sum_dtype("prod", np.asarray(a).dtype, dtype, promote_integers)
+    return _accumulate(np.prod, "prod", a, axis, result_dtype, keepdims)
 
 
 _reduction("sum", sum, _sum_dtype, aliases=(np.sum,))
@@ -159,13 +161,13 @@ def _same_dtype(fn, a_dtype):
     return a_dtype
 
 
-def max(a, axis=None, *, keepdims=False):
+def max(a, axis=None, out=None, keepdims=False):
     """Largest element; raises for an empty reduction (there is no identity to return)."""
     a = np.asarray(a)
     return np.max(a, axis=_axes("max", axis, a.ndim), keepdims=keepdims)
 
 
-def min(a, axis=None, *, keepdims=False):
+def min(a, axis=None, out=None, keepdims=False):
     """Smallest element; raises for an empty reduction (there is no identity to return)."""
     a = np.asarray(a)
     return np.min(a, axis=_axes("min", axis, a.ndim), keepdims=keepdims)
@@ -179,12 +181,12 @@ def _bool_dtype(fn, a_dtype):
     return dtypes.bool_
 
 
-def any(a, axis=None, *, keepdims=False):
+def any(a, axis=None, out=None, keepdims=False):
     a = np.asarray(a)
     return np.any(a, axis=_axes("any", axis, a.ndim), keepdims=keepdims)
 
 
-def all(a, axis=None, *, keepdims=False):
+def all(a, axis=None, out=None, keepdims=False):
     a = np.asarray(a)
     return np.all(a, axis=_axes("all", axis, a.ndim), keepdims=keepdims)
 
@@ -197,7 +199,7 @@ def _int_dtype(fn, a_dtype):
     return dtypes.default_int()
 
 
-def count_nonzero(a, axis=None, *, keepdims=False):
+def count_nonzero(a, axis=None, keepdims=False):
     a = np.asarray(a)
     count = np.count_nonzero(a, axis=_axes("count_nonzero", axis, a.ndim), keepdims=keepdims)
     return np.asarray(count).astype(dtypes.default_int())
@@ -212,14 +214,14 @@ def _arg_ones(fn, a, axis, keepdims):
     return _reduced_ones(fn, a, axis, keepdims)
 
 
-def argmax(a, axis=None, *, keepdims=False):
+def argmax(a, axis=None, out=None, keepdims=False):
     """Index of the first largest element (of the flattened array when axis is None)."""
     a = np.asarray(a)
     index = np.argmax(a, axis=_single_axis("argmax", axis, a.ndim), keepdims=keepdims)
     return np.asarray(index).astype(dtypes.default_int())
 
 
-def argmin(a, axis=None, *, keepdims=False):
+def argmin(a, axis=None, out=None, keepdims=False):
     """Index of the first smallest element (of the flattened array when axis is None)."""
     a = np.asarray(a)
     index = np.argmin(a, axis=_single_axis("argmin", axis, a.ndim), keepdims=keepdims)
@@ -234,13 +236,13 @@ _reduction("argmin", argmin, _int_dtype, axis_rule=_arg_ones, differentiable=Fal
 
 # --- mean, var, std: sums divided by counts, an empty reduction gives nan as in JAX ------------
 
-def mean(a, axis=None, dtype=None, *, keepdims=False):
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = np.asarray(a)
-    out = _mean_dtype("mean", a.dtype, dtype)
+    result_dtype = _mean_dtype("mean", a.dtype, dtype)
     axes = _axes("mean", axis, a.ndim)
-    total = np.sum(a, axis=axes, dtype=_upcast_f16(out), keepdims=keepdims)
+    total = np.sum(a, axis=axes, dtype=_upcast_f16(result_dtype), keepdims=keepdims)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(total / _count(a.shape, axes)).astype(out)
+        return np.asarray(total / _count(a.shape, axes)).astype(result_dtype)
 
 
 _reduction("mean", mean, _mean_dtype, aliases=(np.mean,))
@@ -257,7 +259,7 @@ def _correction(fn, ddof, correction):
 def _variance(fn, a, axis, dtype, ddof, keepdims, correction):
     """(variance in the computation dtype, result dtype); nan where N - ddof <= 0."""
     a = np.asarray(a)
-    out, computation = _var_dtypes(fn, a.dtype, dtype)
+    result_dtype, computation = _var_dtypes(fn, a.dtype, dtype)
     axes = _axes(fn, axis, a.ndim)
     x = a.astype(computation)
     n = _count(a.shape, axes)
@@ -267,18 +269,18 @@ def _variance(fn, a, axis, dtype, ddof, keepdims, correction):
         squares = (centered * centered.conj()).real if computation.kind == "c" else centered ** 2
         total = np.sum(squares, axis=axes, keepdims=keepdims)
         if denominator <= 0:
-            return np.full_like(total, np.nan), out
-        return total / denominator, out
+            return np.full_like(total, np.nan), result_dtype
+        return total / denominator, result_dtype
 
 
-def var(a, axis=None, dtype=None, *, ddof=0, keepdims=False, correction=None):
-    variance, out = _variance("var", a, axis, dtype, ddof, keepdims, correction)
-    return np.asarray(variance).astype(out)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    variance, result_dtype = _variance("var", a, axis, dtype, ddof, keepdims, correction)
+    return np.asarray(variance).astype(result_dtype)
 
 
-def std(a, axis=None, dtype=None, *, ddof=0, keepdims=False, correction=None):
-    variance, out = _variance("std", a, axis, dtype, ddof, keepdims, correction)
-    return np.asarray(np.sqrt(variance)).astype(out)
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    variance, result_dtype = _variance("std", a, axis, dtype, ddof, keepdims, correction)
+    return np.asarray(np.sqrt(variance)).astype(result_dtype)
 
 
 def _var_dtype(fn, a_dtype, dtype=None, ddof=0, correction=None):
@@ -297,29 +299,30 @@ def _cumulative(np_fn, fn, a, axis, dtype):
     if axis is None or a.ndim == 0:  # the flattened array, as in JAX
         a = a.reshape(-1)
     axis = _single_axis(fn, 0 if axis is None else axis, a.ndim)
-    out, computation = _cumulative_dtypes(fn, a.dtype, dtype)
-    if out.kind == "b":
+    result_dtype, computation = _cumulative_dtypes(fn, a.dtype, dtype)
+    if result_dtype.kind == "b":
         a = a != 0
-    return np.asarray(np_fn(a, axis=axis, dtype=computation)).astype(out, copy=False)
+    return np.asarray(np_fn(a, axis=axis, dtype=computation)).astype(result_dtype, copy=False)
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative(np.cumsum, "cumsum", a, axis, dtype)
 
 
-def cumprod(a, axis=None, dtype=None):
+def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative(np.cumprod, "cumprod", a, axis, dtype)
 
 
 def _cumulative_rule(name):
-    def rule(a, axis=None, dtype=None):
+    def rule(a, axis=None, dtype=None, out=None):
+        no_out(name, out)
         a = array_operand(name, "a", a)
-        out = _cumulative_dtypes(name, a.dtype, dtype)[0]
+        result_dtype = _cumulative_dtypes(name, a.dtype, dtype)[0]
         if axis is None or a.ndim == 0:
             _single_axis(name, 0 if axis is None else axis, 1)
-            return ArrayType(out, (builtins.all(a.ones),), False)
+            return ArrayType(result_dtype, (builtins.all(a.ones),), False)
         _single_axis(name, axis, a.ndim)
-        return ArrayType(out, a.ones, False)
+        return ArrayType(result_dtype, a.ones, False)
     return rule
 
 

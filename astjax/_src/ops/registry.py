@@ -75,6 +75,24 @@ class Op:
             (operands if name in self.operands else params)[name] = value
         return operands, params
 
+    def arrange(self, bound):
+        """Call arguments for ``bound`` (name -> value) in signature order: positional while
+        no parameter is skipped (``*args`` spread), keywords after. Eager calls and
+        generated source both call impls this way."""
+        args, kwargs, positional = [], {}, True
+        for name, p in self.signature.parameters.items():
+            if name not in bound:
+                positional = positional and p.kind is inspect.Parameter.VAR_POSITIONAL
+                continue
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                args.extend(bound[name])
+            elif positional and p.kind is not inspect.Parameter.KEYWORD_ONLY:
+                args.append(bound[name])
+            else:
+                positional = False
+                kwargs[name] = bound[name]
+        return args, kwargs
+
     # --- typing ----------------------------------------------------------------------------
     def promoted_dtype(self, operand_types):
         """The ``(dtype, weak)`` that promoted operands are cast to, or None."""

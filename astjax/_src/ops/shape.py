@@ -64,16 +64,9 @@ def broadcast_dims(*ones):
     return broadcast_ones(*(ArrayType(dtypes.bool_, tuple(o)) for o in ones))
 
 
-def with_signature(public):
-    """Give an impl the signature of ``public``, which has a ``*args`` parameter.
-
-    ``Op.bind`` matches calls against that signature and hands the ``*args``
-    over as one tuple under its name, so the impl takes it as a plain keyword.
-    """
-    def decorate(impl):
-        impl.__signature__ = inspect.signature(public)
-        return impl
-    return decorate
+def star_types(value):
+    """The types of a ``*args`` operand: a SequenceType eagerly, a tuple when compiling."""
+    return tuple(value.elts if isinstance(value, SequenceType) else value)
 
 
 def sequence_elts(seq, fn):
@@ -129,12 +122,7 @@ def _reshape_args(shape, more, order):
     return _as_dims((shape,) + more if more else shape), order
 
 
-def _reshape_public(a, shape=None, *more, order="C"):
-    """Signature of reshape (see the comment above)."""
-
-
-@with_signature(_reshape_public)
-def _reshape(a, shape=None, more=(), order="C"):
+def _reshape(a, shape=None, *more, order="C"):
     return np.reshape(a, _run_dims(_reshape_args(shape, more, order)[0]))
 
 
@@ -167,7 +155,8 @@ def _ravel_rule(a, order="C"):
     return ArrayType(a.dtype, (all(a.ones),), a.weak)
 
 
-ravel = Op("ravel", lambda a, order="C": np.ravel(a), _ravel_rule, static=("order",), aliases=(np.ravel,))
+ravel = Op("ravel", lambda a, order="C": np.ravel(a), _ravel_rule, static=("order",),
+           aliases=(np.ravel,))
 
 
 # --- moving and adding axes ------------------------------------------------------------------
@@ -266,17 +255,12 @@ def _broadcast_to(a, shape):
 broadcast_to = Op("broadcast_to", _broadcast_to, _broadcast_to_rule, aliases=(np.broadcast_to,))
 
 
-def _broadcast_arrays_public(*args):
-    """Signature of broadcast_arrays."""
-
-
-@with_signature(_broadcast_arrays_public)
-def _broadcast_arrays(args):
+def _broadcast_arrays(*args):
     return [np.asarray(v) for v in np.broadcast_arrays(*args)]
 
 
 def _broadcast_arrays_rule(args):
-    types = [as_array_type(t) for t in args.elts]
+    types = [as_array_type(t) for t in star_types(args)]
     ones = broadcast_dims(*(t.ones for t in types))
     return SequenceType(tuple(ArrayType(t.dtype, ones, t.weak) for t in types), "list")
 
@@ -298,17 +282,13 @@ def _atleast(n):
             return (True,) + ones + (True,)
         return (True,) * (n - len(ones)) + ones
 
-    def public(*arys):
-        """Signature of atleast_nd."""
-
-    @with_signature(public)
-    def impl(arys):
+    def impl(*arys):
         out = [np.asarray(np_fn(v)) for v in arys]
         return out[0] if len(out) == 1 else out
 
     def rule(arys):
         types = [ArrayType(t.dtype, pad(t.ones), t.weak)
-                 for t in (as_array_type(e) for e in arys.elts)]
+                 for t in (as_array_type(e) for e in star_types(arys))]
         return types[0] if len(types) == 1 else SequenceType(tuple(types), "list")
 
     return Op(f"atleast_{n}d", impl, rule, operands=("arys",), aliases=(np_fn,))

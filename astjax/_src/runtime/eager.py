@@ -64,7 +64,8 @@ def apply_eagerly(op, args, kwargs):
         if isinstance(types.get(name), SequenceType):
             target = op.promoted_dtype(types)[0]
             values[name] = type(values[name])(_cast(np.asarray(v), target) for v in values[name])
-    out = op.impl(**values, **params)
+    args, kwargs = op.arrange({**values, **params})
+    out = op.impl(*args, **kwargs)
     return wrap_typed(out, out_type)
 
 
