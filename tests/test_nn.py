@@ -7,7 +7,6 @@ from scipy import special
 import astjax
 import astjax.numpy as jnp
 from astjax import nn
-from .test_ops_conversions import x64  # noqa: F401  (a fixture)
 
 BIG = [-1e30, -1e4, -100.0, -30.0, -5.0, -1.0, -1e-3, 0.0, 1e-3, 1.0, 5.0, 30.0, 100.0, 1e4,
        1e30]

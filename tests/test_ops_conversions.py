@@ -17,55 +17,7 @@ from astjax._src.ir.types import ArrayType, Static
 from astjax._src.ops import registry
 
 
-def check_type(t, result):
-    """``t`` describes ``result``: same dtype and rank, and ones[i] only where size is 1."""
-    assert isinstance(t, ArrayType), t
-    assert t.dtype == result.dtype, (t, result.dtype)
-    assert t.ndim == result.ndim, (t, result.shape)
-    for one, size in zip(t.ones, result.shape):
-        assert not one or size == 1, (t, result.shape)
-    assert t.weak == result.weak_type
-
-
-def run(name, *args, **kwargs):
-    """``jnp.<name>(*args, **kwargs)``, checking the impl and abstract_eval agree with it."""
-    op = registry.NAMESPACE[name]
-    seen = {}
-
-    def spy_impl(*a, **k):
-        seen["raw"] = impl(*a, **k)
-        return seen["raw"]
-
-    def spy_infer(types, params):
-        seen["types"], seen["params"] = types, params
-        seen["type"] = infer(types, params)
-        return seen["type"]
-
-    impl, infer = op.impl, op.infer
-    op.impl, op.infer = spy_impl, spy_infer
-    try:
-        result = op(*args, **kwargs)
-    finally:
-        op.impl = impl
-        del op.infer
-    raw = np.asarray(seen["raw"])
-    assert raw.dtype == seen["type"].dtype, f"impl gave {raw.dtype}, rule {seen['type']}"
-    assert raw.shape == result.shape
-    check_type(seen["type"], result)
-    # generated code may type literal operands as Static(value): same result type
-    operands, _ = op.bind(args, kwargs)
-    literal = {n: Static(v) for n, v in operands.items() if dtypes.is_python_scalar(v)}
-    if literal:
-        assert op.infer({**seen["types"], **literal}, seen["params"]) == seen["type"]
-    return result
-
-
-@pytest.fixture
-def x64():
-    before = astjax.config.jax_enable_x64
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", before)
+from .op_checks import check as run  # noqa: E402
 
 
 F32 = jnp.array([[-1.5, 0.25, 2.5], [3.5, -0.5, 7.0]], dtype=jnp.float32)

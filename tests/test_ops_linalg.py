@@ -9,46 +9,8 @@ from astjax._src.ir.types import ArrayType, SequenceType, Static, array_type, ty
 from astjax._src.ops.registry import METHODS, NAMESPACE, REGISTRY, op_for_object
 from astjax._src.runtime.eager import abstract_param
 
-f32, i32, f64 = np.dtype("float32"), np.dtype("int32"), np.dtype("float64")
+from .op_checks import DYN, agree, check, f32, f64, i32, rand  # noqa: F401
 
-
-def check(name, *args, **kwargs):
-    """Run op ``name`` eagerly and check its abstract_eval agrees with the result."""
-    op = NAMESPACE[name]
-    out = op(*args, **kwargs)
-    operands, params = op.bind(args, kwargs)
-    t = op.infer({k: type_of_value(v) for k, v in operands.items()},
-                 {k: abstract_param(v) for k, v in params.items()})
-    agree(t, out)
-    return out
-
-
-def agree(t, out):
-    if isinstance(t, SequenceType):
-        assert len(t.elts) == len(out)
-        for e, o in zip(t.elts, out):
-            agree(e, o)
-        return
-    assert isinstance(t, ArrayType)
-    assert t.dtype == out.dtype, (t, out.dtype)
-    assert t.ndim == out.ndim, (t, out.shape)
-    assert t.weak == out.weak_type
-    assert all(size == 1 for one, size in zip(t.ones, out.shape) if one), (t, out.shape)
-
-
-def rand(shape, dtype=np.float32, seed=0):
-    r = np.random.default_rng(seed)
-    if np.dtype(dtype).kind == "b":
-        return r.random(shape) > 0.5
-    return (r.random(shape) * 10 - 5).astype(dtype)
-
-
-@pytest.fixture
-def x64():
-    old = astjax.config.jax_enable_x64
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", old)
 
 
 # --- dot / matmul / vdot / inner / outer -------------------------------------------------------

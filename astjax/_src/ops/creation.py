@@ -103,9 +103,9 @@ def asarray(a, dtype=None, *, copy=None):
 
 Op("array", array, lambda object, dtype=None, *, copy=True, ndmin=0:
    _array_type("array", object, dtype, ndmin),
-   static=("dtype", "copy", "ndmin"), aliases=(np.array,))
+   static=("dtype", "copy", "ndmin"), aliases=(np.array,), raw_python_scalars=True)
 Op("asarray", asarray, lambda a, dtype=None, *, copy=None: _array_type("asarray", a, dtype, 0),
-   static=("dtype", "copy"), aliases=(np.asarray,))
+   static=("dtype", "copy"), aliases=(np.asarray,), raw_python_scalars=True)
 
 
 # --- zeros, ones, empty, full --------------------------------------------------------------
@@ -155,7 +155,8 @@ def _full_rule(shape, fill_value, dtype=None):
     return ArrayType(fill.dtype, ones, fill.weak)
 
 
-Op("full", full, _full_rule, operands=("fill_value",), static=("dtype",), aliases=(np.full,))
+Op("full", full, _full_rule, operands=("fill_value",), static=("dtype",), aliases=(np.full,),
+   raw_python_scalars=True)
 
 
 # --- *_like --------------------------------------------------------------------------------
@@ -209,7 +210,7 @@ def _full_like_rule(a, fill_value, dtype=None, shape=None):
 
 
 Op("full_like", full_like, _full_like_rule, operands=("a", "fill_value"), static=("dtype",),
-   aliases=(np.full_like,))
+   aliases=(np.full_like,), raw_python_scalars=True)
 
 
 # --- arange, linspace ----------------------------------------------------------------------

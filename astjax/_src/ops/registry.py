@@ -35,7 +35,8 @@ _OBJECTS = []        # keep aliased objects alive so ids stay unique
 
 class Op:
     def __init__(self, name, impl, abstract_eval, *, operands=None, static=(), promote=None,
-                 inexact=False, differentiable=True, infix=None, aliases=()):
+                 inexact=False, differentiable=True, infix=None, aliases=(),
+                 raw_python_scalars=False):
         self.name = name
         self.impl = impl
         self.abstract_eval = abstract_eval
@@ -50,6 +51,8 @@ class Op:
         self.infix = infix              # shown as `a + b` in generated source
         self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
         self.family = None              # "elementwise" for ops made by elementwise()
+        # impl types Python numbers itself (jnp.array([x16, 3.0]) keeps float16): no casts
+        self.raw_python_scalars = raw_python_scalars
         for obj in aliases:
             register_alias(obj, self)
         if name in REGISTRY:
@@ -207,38 +210,37 @@ def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(),
 
 
 def operand_casts(op, operand_types, runtime_scalar):
-    """Which promoted operands need an explicit cast, and to what dtype.
+    """Which operands need an explicit cast before ``impl``, and to what dtype.
 
     Returns ``{name: dtype}``. After these casts NumPy computes in exactly the
-    promoted dtype: dynamic operands of another dtype are cast; a Python
-    scalar literal is left to NumPy's weak-scalar rule (NEP 50) when a cast or
-    already-matching dynamic operand sets the dtype, and is typed otherwise
-    (``np.sin(2.0)`` would be float64). ``runtime_scalar(name)`` tells whether
-    an operand is a Python scalar literal. Sequence operands (concatenate's
-    tuple) are cast element by element by the caller.
+    dtype the op's rule gives: promoted operands of another dtype are cast; a
+    Python scalar literal is left to NumPy's weak-scalar rule (NEP 50) when a
+    dynamic operand sets the dtype, and is typed otherwise (``np.sin(2.0)``
+    and ``np.transpose(2.0)`` would be float64). ``runtime_scalar(name)``
+    tells whether an operand is a Python scalar literal. Sequence operands
+    (concatenate's tuple) are handled by the caller.
     """
+    casts = {} if op.raw_python_scalars else {
+        name: as_array_type(t).dtype for name, t in operand_types.items()
+        if name not in op.promote and not isinstance(t, SequenceType)
+        and is_numeric(t) and runtime_scalar(name)}
     target = op.promoted_dtype(operand_types)
     if target is None:
-        return {}
+        return casts
     dtype = target[0]
-    casts, literals, has_dynamic = {}, [], False
+    literals, has_dynamic = [], False
     for name in op.promote:
         t = operand_types.get(name)
         if t is None or isinstance(t, SequenceType):
             continue
         if runtime_scalar(name):
             literals.append(name)
-            continue
-        has_dynamic = True
-        if as_array_type(t).dtype != dtype:
-            casts[name] = dtype
-    if not has_dynamic:
-        for name in literals:
-            casts[name] = dtype
-    else:
-        for name in literals:
-            if as_array_type(operand_types[name]).dtype.kind == "c" and dtype.kind != "c":
+        else:
+            has_dynamic = True
+            if as_array_type(t).dtype != dtype:
                 casts[name] = dtype
+    if not has_dynamic:
+        casts.update({name: dtype for name in literals})
     return casts
 
 

@@ -6,7 +6,7 @@ compiled results agree bit for bit in dtype.
 import numpy as np
 
 from .. import dtypes
-from ..ir.types import ArrayType, SequenceType, type_of_value
+from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
 from ..ops.registry import operand_casts
 from .array import Array, to_numpy_input
 
@@ -60,10 +60,16 @@ def apply_eagerly(op, args, kwargs):
     casts = operand_casts(op, types, lambda n: dtypes.is_python_scalar(values[n]))
     for name, dtype in casts.items():
         values[name] = _cast(values[name], dtype)
-    for name in op.promote:  # sequence operands (concatenate) promote element by element
-        if isinstance(types.get(name), SequenceType):
+    for name, t in types.items():
+        if not isinstance(t, SequenceType) or op.raw_python_scalars:
+            continue
+        if name in op.promote:  # concatenate's tuple promotes element by element
             target = op.promoted_dtype(types)[0]
             values[name] = type(values[name])(_cast(np.asarray(v), target) for v in values[name])
+        else:  # Python scalars in it take their weak dtype (NumPy would make them 64-bit)
+            values[name] = type(values[name])(
+                _cast(v, as_array_type(e).dtype) if dtypes.is_python_scalar(v) else v
+                for v, e in zip(values[name], t.elts))
     args, kwargs = op.arrange({**values, **params})
     out = op.impl(*args, **kwargs)
     return wrap_typed(out, out_type)
