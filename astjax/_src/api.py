@@ -22,8 +22,9 @@ from .runtime.array import Array, to_numpy_input
 class Compiled:
     """A generated module and its entry function for one abstract signature."""
 
-    def __init__(self, fn, arg_types):
+    def __init__(self, target, arg_types):
         program = Program()
+        fn = target.function_for(arg_types, program)
         spec = program.specialize(fn, arg_types)
         emitter = PythonEmitter(program)
         self.source = emitter.module_source()
@@ -59,6 +60,11 @@ class Transformed:
                                  f"{fun.__name__}{self.signature}")
         self.cache = {}
 
+    def function_for(self, arg_types, program):
+        """The function this transform stands for at these argument types (jit: ``fun``)."""
+        fun = self.fun
+        return fun.function_for(arg_types, program) if hasattr(fun, "function_for") else fun
+
     def bind(self, args, kwargs):
         try:
             ba = self.signature.bind(*args, **kwargs)
@@ -92,7 +98,7 @@ class Transformed:
         key = (tuple(types_), config.snapshot())
         compiled = self.cache.get(key)
         if compiled is None:
-            compiled = Compiled(self.fun, tuple(types_))
+            compiled = Compiled(self, tuple(types_))
             self.cache[key] = compiled
         return compiled, values
 
@@ -123,6 +129,8 @@ def _wrap_output(value, t):
 
 
 class Jitted(Transformed):
+    """``jit(f)``; inside other compiled code it is ``f`` itself."""
+
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled_for(args, kwargs)
         inputs = [v if isinstance(t, Static) else _convert_input(v)

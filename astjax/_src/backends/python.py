@@ -150,6 +150,8 @@ class PythonEmitter:
         callee = anno.get(node, "callee")
         if callee is not None:
             return self.user_call(node, callee)
+        if anno.get(node, "list_pop"):
+            return f"{node.func.value.id}.pop()"
         if anno.get(node, "list_append"):
             return f"{node.func.value.id}.append({self.atom(node.args[0])})"
         builtin = anno.get(node, "builtin")

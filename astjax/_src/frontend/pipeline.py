@@ -8,7 +8,8 @@ import gast
 from .anf import ANF, local_names
 from .desugar import Desugar, check_supported
 from .naming import Names
-from .parse import parse_function
+from .parse import ParsedFunction, parse_function
+from .synthetic import SyntheticFunction
 
 _CACHE = {}
 
@@ -27,8 +28,12 @@ def to_anf(fn):
     key = fn
     hit = _CACHE.get(key)
     if hit is None:
-        parsed = parse_function(fn)
-        check_supported(parsed)
+        if isinstance(fn, SyntheticFunction):
+            origin = fn.origin
+            parsed = ParsedFunction(fn, fn.fdef, origin.filename, origin.lines)
+        else:
+            parsed = parse_function(fn)
+            check_supported(parsed)
         fdef = copy.deepcopy(parsed.node)
         names = Names(fdef)
         fdef = Desugar(parsed, names).function(fdef)

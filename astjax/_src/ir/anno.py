@@ -22,3 +22,17 @@ def has(node, key):
 def clear(node):
     if hasattr(node, _KEY):
         delattr(node, _KEY)
+
+
+def clean_copy(node):
+    """A deep copy of an AST without annotations (they hold types, ops, specializations)."""
+    import gast
+    if isinstance(node, list):
+        return [clean_copy(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node)(**{f: clean_copy(getattr(node, f)) for f in node._fields})
+    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(node, attr):
+            setattr(new, attr, getattr(node, attr))
+    return new

@@ -20,10 +20,11 @@ from .. import dtypes
 from ..errors import ShapeError, TypeCheckError
 from ..frontend import anf as anf_mod
 from ..frontend.naming import assign, load
+from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
 from . import anno
-from .types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType, Type,
-                    as_array_type, is_numeric)
+from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
+                    Type, as_array_type, is_numeric)
 
 _BINOPS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply",
            gast.Div: "true_divide", gast.FloorDiv: "floor_divide", gast.Mod: "remainder",
@@ -451,6 +452,8 @@ class FunctionTyper:
                                  {"index": self.index_param(node.slice, env)},
                                  {op.operands[0]: node.value}, {"index": node.slice})
         idx = self.index_param(node.slice, env)
+        if isinstance(t, Static) and t.value is np.s_:
+            return IndexType(idx)  # an index built at run time, e.g. for a VJP rule
         if isinstance(t, Static) and isinstance(idx, (int, slice, str)):
             return self.fold(node, operator.getitem, t, Static(idx))
         if isinstance(t, SequenceType):
@@ -520,8 +523,10 @@ class FunctionTyper:
             dtype = gast.Constant(value=str(np.dtype(target)), kind=None)
             return self.op_call(node, REGISTRY["astype"], args + [Static(np.dtype(target))], {},
                                 list(node.args) + [dtype], {})
+        if hasattr(target, "function_for"):  # grad(f) etc. called from compiled code
+            return self.user_call(node, target, args, kwargs)
         callee = getattr(target, "__astjax_wrapped__", None) or target
-        if isinstance(callee, pytypes.FunctionType):
+        if isinstance(callee, (pytypes.FunctionType, SyntheticFunction)):
             return self.user_call(node, callee, args, kwargs)
         if all(isinstance(a, Static) for a in args + list(kwargs.values())):
             # a pure function of constants (math.sqrt(2), len(("a",))): evaluate now
@@ -558,6 +563,9 @@ class FunctionTyper:
                                 {k.arg: k.value for k in node.keywords})
         if isinstance(t, Static):
             return self.call_static_method(node, t, f.attr, args, kwargs)
+        if isinstance(t, ListType) and f.attr == "pop" and not args:
+            anno.set_(node, "list_pop", True)
+            return t.elt
         if isinstance(t, TreeType) and t.node_type is dict and f.attr in ("keys", "values",
                                                                           "items"):
             parts = {"keys": [Static(k) for k in t.keys], "values": list(t.children),
@@ -588,6 +596,8 @@ class FunctionTyper:
                 raise self.error(node, f"{fn.__name__}() takes *args/**kwargs, which astjax "
                                  f"cannot compile")
             arg_types.append(v if isinstance(v, Type) else Static(v))
+        if hasattr(fn, "function_for"):  # a transform: the function it stands for here
+            fn = fn.function_for(tuple(arg_types), self.module)
         spec = self.module.specialize(fn, tuple(arg_types), caller=(self.parsed, node))
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
@@ -621,6 +631,8 @@ def param_view(t):
     """A type as an op param: static values unwrap, tuples become tuples of views."""
     if isinstance(t, Static):
         return t.value
+    if isinstance(t, IndexType):
+        return t.view
     if isinstance(t, SequenceType):
         return tuple(param_view(e) for e in t.elts)
     return t

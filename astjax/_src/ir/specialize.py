@@ -19,6 +19,7 @@ from .infer import FunctionTyper
 from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_numeric
 
 _MISSING = object()
+NUMPY_NAME = "_astjax_numpy"  # how compiler-inserted code names astjax.numpy, whatever the user's names
 
 
 class Specialization:
@@ -83,7 +84,10 @@ class Program:
             chain.append(node.attr)
             node = node.value
         name = node.id
-        if name in parsed.freevars:
+        if name == NUMPY_NAME:
+            import astjax.numpy
+            value = astjax.numpy
+        elif name in parsed.freevars:
             value = parsed.freevars[name]
         else:
             value = parsed.fn.__globals__.get(name, _MISSING)
@@ -178,7 +182,8 @@ def cast_statement(name, from_node_name, dtype, like, ones=()):
     """``name = jnp.astype(source, dtype)`` with its annotations."""
     op = REGISTRY["astype"]
     src = load(from_node_name)
-    call = gast.Call(func=gast.Attribute(value=load("jnp"), attr="astype", ctx=gast.Load()),
+    call = gast.Call(func=gast.Attribute(value=load(NUMPY_NAME), attr="astype",
+                                         ctx=gast.Load()),
                      args=[src, gast.Constant(value=str(np.dtype(dtype)), kind=None)],
                      keywords=[])
     t = ArrayType(np.dtype(dtype), tuple(ones), False)

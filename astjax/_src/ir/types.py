@@ -176,3 +176,18 @@ class _Unknown(Type):
 
 
 UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True)
+class IndexType(Type):
+    """An index object (``s_[i:n, None]``) with run-time parts; ``view`` is its param view."""
+    view: object
+
+    def __hash__(self):
+        return hash(repr(self.view))
+
+    def __eq__(self, other):
+        return isinstance(other, IndexType) and repr(other.view) == repr(self.view)
+
+    def __str__(self):
+        return f"index{self.view!r}"

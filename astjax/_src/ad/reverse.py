@@ -1,0 +1,591 @@
+"""Reverse mode as a source rewrite of typed A-normal form.
+
+From one specialization of ``f(x1, ..., xn)`` it writes a new function
+``f_vjp(x1, ..., xn, g) -> (f(x...), (dx1, ..., dxn))``:
+
+* a forward sweep: f's own statements, plus, for variables that are
+  overwritten (assigned twice, or in a loop), a push of the values the
+  backward sweep will need onto one list per variable, a trip counter per
+  loop and the branch conditions;
+* a backward sweep: the statements in reverse, each replaced by a call of its
+  op's VJP rule (a jnp function, see rules.py) or of the callee's own
+  ``*_vjp`` function, accumulating cotangents ``d_<name>``; loops run their
+  trip count backwards, branches take the recorded condition.
+
+Cotangents of containers (tuples, dicts) are kept per leaf. Everything
+emitted is ordinary Python with registered ops, so the result is typed and
+compiled like user code and can be differentiated again.
+"""
+import inspect
+
+import gast
+import numpy as np
+
+from ..errors import TypeCheckError
+from ..frontend.naming import Names, assign, const, load, store
+from ..frontend.synthetic import SyntheticFunction, function_def
+from ..ir import anno
+from ..ir.types import ArrayType, SequenceType, Static, TreeType
+from . import adlib
+
+_CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
+
+
+def vjp_function(spec, has_aux=False):
+    """The ``*_vjp`` SyntheticFunction of a typed specialization (cached)."""
+    key = (id(spec), has_aux)
+    hit = _CACHE.get(key)
+    if hit is None or hit[0] is not spec:
+        hit = (spec, ReverseMode(spec, has_aux).build())
+        _CACHE[key] = hit
+    return hit[1]
+
+
+def float_leaves(t, path=()):
+    """(path, type) of every floating-point array leaf of a type."""
+    if isinstance(t, ArrayType):
+        if t.dtype.kind in "fc":
+            yield path, t
+    elif isinstance(t, SequenceType):
+        for k, e in enumerate(t.elts):
+            yield from float_leaves(e, path + (k,))
+    elif isinstance(t, TreeType):
+        for k, c in zip(t.keys, t.children):
+            yield from float_leaves(c, path + (k,))
+
+
+def _sub(expr, path):
+    for key in path:
+        expr = gast.Subscript(value=expr, slice=const(key), ctx=gast.Load())
+    return expr
+
+
+def _call(func, args, keywords=()):
+    return gast.Call(func=func, args=list(args),
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
+
+
+def _ajx(attr):
+    return gast.Attribute(value=load("_ajx"), attr=attr, ctx=gast.Load())
+
+
+def literal_node(value):
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[literal_node(v) for v in value], ctx=gast.Load())
+    return const(value)
+
+
+class ReverseMode:
+    def __init__(self, spec, has_aux=False):
+        self.spec = spec
+        self.parsed = spec.parsed
+        self.fdef = spec.fdef
+        self.has_aux = has_aux
+        self.names = Names(self.fdef)
+        self.params = [a.id for a in self.fdef.args.args]
+        self.unsafe = _overwritten(self.fdef)
+        self.tapes = {}
+        self.cts = {}
+        self.namespace = dict(self.parsed.fn.__globals__)
+        self.namespace.update(self.parsed.freevars)
+        self.namespace["_ajx"] = adlib
+
+    def error(self, node, message):
+        return self.parsed.error(node, message, TypeCheckError)
+
+    # --- names ---------------------------------------------------------------------------
+    def ct(self, var, path=()):
+        key = (var,) + tuple(path)
+        name = self.cts.get(key)
+        if name is None:
+            hint = "d_" + "_".join([var] + [str(p) for p in path])
+            name = self.names.fresh(hint if hint.isidentifier() else "d_")
+            self.cts[key] = name
+        return name
+
+    def tape(self, var):
+        if var not in self.tapes:
+            self.tapes[var] = self.names.fresh(f"tape_{var}")
+        return self.tapes[var]
+
+    def global_ref(self, value, hint):
+        name = self.names.fresh(hint)
+        self.namespace[name] = value
+        return load(name)
+
+    # --- entry ---------------------------------------------------------------------------
+    def build(self):
+        g = self.names.fresh("g")
+        body = self.fdef.body
+        ret = body[-1]
+        assert isinstance(ret, gast.Return)
+        out = ret.value
+        # a reassigned parameter: keep its input value, which its cotangent is shaped like
+        self.inputs = {p: (self.names.fresh(f"{p}_in") if p in self.unsafe else p)
+                       for p in self.params}
+        forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
+        forward += self.forward(body[:-1])
+        backward = []
+        out_type = anno.get(out, "type")
+        # seed: the output's cotangent (only the first element with has_aux)
+        if isinstance(out, gast.Name):
+            seed_type = out_type.elts[0] if self.has_aux else out_type
+            seed_path = (0,) if self.has_aux else ()
+            for path, _ in float_leaves(seed_type):
+                backward.append(assign(self.ct(out.id, seed_path + path),
+                                       _sub(load(g), path)))
+        backward += self.backward(body[:-1])
+        grads = []
+        for arg in self.fdef.args.args:
+            t = anno.get(arg, "type")
+            grads.append(self.final_cotangent(arg.id, t, backward))
+        # every cotangent starts as the weak zero 0.0; tapes start empty
+        init = [assign(name, const(0.0)) for name in self.cts.values()]
+        init += [assign(name, gast.List(elts=[], ctx=gast.Load())) for name in
+                 self.tapes.values()]
+        result = gast.Tuple(elts=[anno.clean_copy(out), gast.Tuple(elts=grads,
+                                                                   ctx=gast.Load())],
+                            ctx=gast.Load())
+        body = init + forward + backward + [gast.Return(value=result)]
+        for node in body:
+            _locate(node, ret)
+        fdef = function_def(f"{self.fdef.name}_vjp", self.params + [g], body)
+        return SyntheticFunction(f"{self.spec.name}_vjp", fdef, self.namespace, self.parsed)
+
+    def final_cotangent(self, var, t, out):
+        """Expression for the cotangent of argument ``var`` (None when it has none)."""
+        if isinstance(t, ArrayType):
+            if t.dtype.kind not in "fc":
+                return const(None)
+            name = self.names.fresh(f"grad_{var}")
+            out.append(assign(name, _call(_ajx("cotangent_like"),
+                                          [load(self.ct(var)), load(self.inputs[var])])))
+            return load(name)
+        if isinstance(t, SequenceType):
+            elts = [self._final_leaf(var, (k,), e, out) for k, e in enumerate(t.elts)]
+            return gast.Tuple(elts=elts, ctx=gast.Load())
+        if isinstance(t, TreeType):
+            if t.node_type is dict:
+                return gast.Dict(keys=[const(k) for k in t.keys],
+                                 values=[self._final_leaf(var, (k,), c, out)
+                                         for k, c in zip(t.keys, t.children)])
+            raise self.error(self.fdef, f"gradients with respect to a {t.node_type.__name__} "
+                             f"argument are not supported yet; pass a dict or tuple")
+        return const(None)
+
+    def _final_leaf(self, var, path, t, out):
+        if isinstance(t, ArrayType):
+            if t.dtype.kind not in "fc":
+                return const(None)
+            name = self.names.fresh("grad")
+            out.append(assign(name, _call(_ajx("cotangent_like"),
+                                          [load(self.ct(var, path)),
+                                           _sub(load(self.inputs[var]), path)])))
+            return load(name)
+        if isinstance(t, (SequenceType, TreeType)):
+            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
+            kids = t.elts if isinstance(t, SequenceType) else t.children
+            parts = [self._final_leaf(var, path + (k,), c, out) for k, c in zip(keys, kids)]
+            if isinstance(t, SequenceType):
+                return gast.Tuple(elts=parts, ctx=gast.Load())
+            return gast.Dict(keys=[const(k) for k in keys], values=parts)
+        return const(None)
+
+    # --- forward sweep -----------------------------------------------------------------------
+    def forward(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.If):
+                taken = anno.get(s, "taken")
+                if taken is not None:
+                    out += self.forward(s.body if taken else s.orelse)
+                    continue
+                new = gast.If(test=anno.clean_copy(s.test), body=self.forward(s.body) or
+                              [gast.Pass()], orelse=self.forward(s.orelse))
+                out.append(new)
+                out += self.push([s.test.id])
+            elif isinstance(s, (gast.For, gast.While)):
+                trips = self.trips_name(s)
+                out.append(assign(trips, const(0)))
+                body = self.forward(s.body) + [assign(trips, gast.BinOp(
+                    left=load(trips), op=gast.Add(), right=const(1)))]
+                if isinstance(s, gast.For):
+                    loop = gast.For(target=anno.clean_copy(s.target),
+                                    iter=anno.clean_copy(s.iter), body=body, orelse=[],
+                                    type_comment=None)
+                else:
+                    loop = gast.While(test=anno.clean_copy(s.test), body=body, orelse=[])
+                out.append(_locate(loop, s))
+                out += self.push([trips])
+            elif isinstance(s, gast.Assign):
+                reads = self.reads(s)
+                target = s.targets[0].id
+                out += self.push([v for v in reads if v != target or v in self.read_old(s)])
+                out.append(anno.clean_copy(s))
+                if target in reads:
+                    out += self.push([target])
+            else:
+                out.append(anno.clean_copy(s))
+        return out
+
+    def trips_name(self, loop):
+        name = anno.get(loop, "trips")
+        if name is None:
+            name = self.names.fresh("trips")
+            anno.set_(loop, "trips", name)
+        return name
+
+    def push(self, variables):
+        stmts = []
+        for v in variables:
+            if v in self.unsafe:
+                stmts.append(gast.Expr(value=_call(gast.Attribute(
+                    value=load(self.tape(v)), attr="append", ctx=gast.Load()), [load(v)])))
+        return stmts
+
+    def pop(self, variables, renames):
+        """Pop recorded values (reverse order) into fresh names; ``renames`` maps old->new."""
+        stmts = []
+        for v in reversed(variables):
+            if v in self.unsafe:
+                new = self.names.fresh(f"{v}_")
+                renames.setdefault(v, []).append(new)
+                stmts.append(assign(new, _call(gast.Attribute(
+                    value=load(self.tape(v)), attr="pop", ctx=gast.Load()), [])))
+        return stmts
+
+    def reads(self, s):
+        """Variables whose values the backward sweep needs for statement ``s``, in order."""
+        value, target = s.value, s.targets[0].id
+        if not self.needs_values(s):
+            return []
+        seen = []
+        for n in gast.walk(value):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
+                    n.id in self.locals() and n.id not in seen:
+                seen.append(n.id)
+        return seen + ([target] if target not in seen else [])
+
+    def read_old(self, s):
+        return {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+
+    def locals(self):
+        if not hasattr(self, "_locals"):
+            self._locals = set(self.params) | {
+                n.id for n in gast.walk(self.fdef)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return self._locals
+
+    def needs_values(self, s):
+        value = s.value
+        t = anno.get(s.targets[0], "type")
+        if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
+            return False
+        return anno.get(value, "op") is not None or anno.get(value, "callee") is not None
+
+    # --- backward sweep ----------------------------------------------------------------------
+    def backward(self, stmts):
+        out = []
+        for s in reversed(stmts):
+            if isinstance(s, gast.If):
+                taken = anno.get(s, "taken")
+                if taken is not None:
+                    out += self.backward(s.body if taken else s.orelse)
+                    continue
+                renames = {}
+                out += self.pop([s.test.id], renames)
+                test = load(renames[s.test.id][0]) if s.test.id in renames else load(s.test.id)
+                out.append(gast.If(test=test, body=self.backward(s.body) or [gast.Pass()],
+                                   orelse=self.backward(s.orelse)))
+            elif isinstance(s, (gast.For, gast.While)):
+                renames = {}
+                trips = self.trips_name(s)
+                out += self.pop([trips], renames)
+                count = load(renames[trips][0]) if trips in renames else load(trips)
+                loop = gast.For(target=store(self.names.fresh("_")),
+                                iter=_call(load("range"), [count]),
+                                body=self.backward(s.body) or [gast.Pass()], orelse=[],
+                                type_comment=None)
+                out.append(loop)
+            elif isinstance(s, gast.Assign):
+                out += [_locate(n, s) for n in self.adjoint(s)]
+            elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
+                raise self.error(s, "differentiating through list.append is not supported "
+                                 "yet; build a tuple or use jnp.stack")
+        return out
+
+    def adjoint(self, s):
+        target = s.targets[0].id
+        t = anno.get(s.targets[0], "type")
+        value = s.value
+        leaves = list(float_leaves(t))
+        if not leaves or anno.has(value, "folded"):
+            return []
+        stmts, renames = [], {}
+        reads = self.reads(s)
+        if reads:
+            # values pushed before the statement (operands) and after (its result)
+            after = [target] if target in reads else []
+            stmts += self.pop(after, renames)
+            stmts += self.pop([v for v in reads if v != target or v in self.read_old(s)],
+                              renames)
+
+        def val(name, old=True):
+            """The value of ``name`` as the statement saw it (operand) or made it (result)."""
+            versions = renames.get(name)
+            if not versions:
+                return load(name)
+            if name == target and not old:
+                return load(versions[0])
+            return load(versions[-1])
+
+        op = anno.get(value, "op")
+        callee = anno.get(value, "callee")
+        if op is not None:
+            return stmts + self.op_adjoint(s, op, target, t, val)
+        if callee is not None:
+            return stmts + self.call_adjoint(s, callee, target, t, val)
+        return stmts + self.structural_adjoint(s, target, t)
+
+    # cotangent bookkeeping
+    def take(self, target, t, stmts, z_expr=None):
+        """Read and reset the cotangent of ``target``; return an expression for it."""
+        if isinstance(t, ArrayType):
+            g = self.names.fresh("g")
+            d = self.ct(target)
+            source = load(d) if z_expr is None else _call(_ajx("cotangent_like"),
+                                                          [load(d), z_expr])
+            stmts.append(assign(g, source))
+            if target in self.unsafe:
+                stmts.append(assign(d, const(0.0)))
+            return load(g)
+        raise self.error(None, "internal: take of a container")
+
+    def contribute(self, atom, expr, stmts, unbroadcast):
+        """``d_atom += expr`` for a floating-point variable ``atom``."""
+        if not isinstance(atom, gast.Name) or atom.id not in self.locals():
+            return
+        t = anno.get(atom, "type")
+        if isinstance(t, (SequenceType, TreeType)):
+            for path, _ in float_leaves(t):
+                self._add(atom.id, path, _sub(anno.clean_copy(expr), path), stmts, False)
+            return
+        if not isinstance(t, ArrayType) or t.dtype.kind not in "fc":
+            return
+        self._add(atom.id, (), expr, stmts, unbroadcast, like=atom)
+
+    def _add(self, var, path, expr, stmts, unbroadcast, like=None):
+        d = self.ct(var, path)
+        c = self.names.fresh("c")
+        stmts.append(assign(c, expr))
+        contribution = load(c)
+        if unbroadcast:
+            contribution = _call(_ajx("unbroadcast"), [contribution, load(like.id)])
+        stmts.append(assign(d, gast.BinOp(left=load(d), op=gast.Add(), right=contribution)))
+
+    def op_adjoint(self, s, op, target, t, val):
+        value = s.value
+        if not op.differentiable:
+            return []
+        rule = op.rules.get("vjp")
+        if rule is None:
+            raise self.error(s, f"astjax has no derivative rule for {op.name}() yet")
+        stmts = []
+        g = self.take(target, t, stmts, val(target, old=False))
+        operands = anno.get(value, "operand_nodes")
+        params = anno.get(value, "param_nodes")
+        resolved = anno.get(value, "resolved_params") or {}
+        rename = lambda node: _renamed(node, val)
+        args = [val(target, old=False)]
+        for name in op.operands:
+            node = operands.get(name)
+            if isinstance(node, tuple):
+                args.append(gast.Tuple(elts=[rename(n) for n in node], ctx=gast.Load()))
+            elif node is None:
+                args.append(const(None))
+            else:
+                args.append(rename(node))
+        args.append(g)
+        keywords = []
+        for name, node in params.items():
+            if name in resolved:
+                keywords.append((name, literal_node(resolved[name])))
+            elif name == "index":
+                keywords.append((name, gast.Subscript(value=_ajx("s_"),
+                                                      slice=rename(node), ctx=gast.Load())))
+            elif isinstance(node, tuple):
+                keywords.append((name, gast.Tuple(elts=[rename(n) for n in node],
+                                                  ctx=gast.Load())))
+            else:
+                keywords.append((name, rename(node)))
+        r = self.names.fresh("r")
+        stmts.append(assign(r, _call(self.global_ref(rule, f"vjp_{op.name}"), args, keywords)))
+        broadcasting = op.family == "elementwise" or op.name in _BROADCASTING
+        for k, name in enumerate(op.operands):
+            node = operands.get(name)
+            if node is None:
+                continue
+            part = _sub(load(r), (k,))
+            if isinstance(node, tuple):
+                for j, elt in enumerate(node):
+                    self.contribute(elt, _sub(anno.clean_copy(part), (j,)), stmts, True)
+            else:
+                self.contribute(node, part, stmts, broadcasting)
+        return stmts
+
+    def call_adjoint(self, s, callee, target, t, val):
+        value = s.value
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
+        args = []
+        for name, p in sig.parameters.items():
+            node = bound.arguments.get(name)
+            args.append(_renamed(node, val) if node is not None else literal_node(p.default))
+        stmts = []
+        seed = self.container_seed(target, t, stmts, val(target, old=False))
+        fn = vjp_function(callee)
+        r = self.names.fresh("r")
+        stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
+        for k, name in enumerate(sig.parameters):
+            node = bound.arguments.get(name)
+            if node is not None:
+                self.contribute(node, _sub(load(r), (1, k)), stmts, False)
+        return stmts
+
+    def container_seed(self, target, t, stmts, z_expr):
+        """The cotangent of ``target`` as one value (a container for container results)."""
+        if isinstance(t, ArrayType):
+            return self.take(target, t, stmts, z_expr)
+        if isinstance(t, (SequenceType, TreeType)):
+            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
+            kids = t.elts if isinstance(t, SequenceType) else t.children
+            parts = []
+            for k, c in zip(keys, kids):
+                parts.append(self._seed_part(target, (k,), c, stmts, z_expr))
+            if isinstance(t, SequenceType):
+                return gast.Tuple(elts=parts, ctx=gast.Load())
+            return gast.Dict(keys=[const(k) for k in keys], values=parts)
+        return const(0.0)
+
+    def _seed_part(self, target, path, t, stmts, z_expr):
+        if isinstance(t, ArrayType):
+            if t.dtype.kind not in "fc":
+                return const(0.0)
+            g = self.names.fresh("g")
+            stmts.append(assign(g, _call(_ajx("cotangent_like"),
+                                         [load(self.ct(target, path)),
+                                          _sub(anno.clean_copy(z_expr), path)])))
+            if target in self.unsafe:
+                stmts.append(assign(self.ct(target, path), const(0.0)))
+            return load(g)
+        if isinstance(t, (SequenceType, TreeType)):
+            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
+            kids = t.elts if isinstance(t, SequenceType) else t.children
+            parts = [self._seed_part(target, path + (k,), c, stmts, z_expr)
+                     for k, c in zip(keys, kids)]
+            if isinstance(t, SequenceType):
+                return gast.Tuple(elts=parts, ctx=gast.Load())
+            return gast.Dict(keys=[const(k) for k in keys], values=parts)
+        return const(0.0)
+
+    def structural_adjoint(self, s, target, t):
+        """Copies, tuple/dict displays, static indexing of containers, float(x)."""
+        value = s.value
+        stmts = []
+
+        def move(src_path, dst_var, dst_path, dst_type):
+            for path, _ in float_leaves(dst_type):
+                d_src = self.ct(target, src_path + path)
+                self._add(dst_var, dst_path + path, load(d_src), stmts, False)
+
+        def reset():
+            if target in self.unsafe:
+                for path, _ in float_leaves(t):
+                    stmts.append(assign(self.ct(target, path), const(0.0)))
+
+        if isinstance(value, gast.Name) and value.id in self.locals():
+            move((), value.id, (), anno.get(value, "type"))
+        elif isinstance(value, (gast.Tuple, gast.List)):
+            for k, e in enumerate(value.elts):
+                if isinstance(e, gast.Name) and e.id in self.locals():
+                    move((k,), e.id, (), anno.get(e, "type"))
+        elif isinstance(value, gast.Dict):
+            for key, v in zip(value.keys, value.values):
+                if isinstance(v, gast.Name) and v.id in self.locals():
+                    move((key.value,), v.id, (), anno.get(v, "type"))
+        elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
+                isinstance(value.value, gast.Name) and value.value.id in self.locals():
+            key = value.attr if isinstance(value, gast.Attribute) else _static_key(value.slice)
+            if key is None:
+                raise self.error(s, "differentiating through a container indexed at run time "
+                                 "is not supported yet")
+            move((), value.value.id, (key,), t)
+        elif anno.get(value, "scalar_conversion") == "float":
+            move((), value.args[0].id, (), t)
+        elif anno.get(value, "builtin") or anno.get(value, "list_pop"):
+            raise self.error(s, "differentiating through builtin min/max/sum is not supported "
+                             "yet; use jnp.minimum/jnp.maximum/jnp.sum")
+        elif isinstance(value, gast.Name) or isinstance(value, gast.Constant):
+            return []
+        else:
+            raise self.error(s, "astjax cannot differentiate this statement yet")
+        reset()  # after the move has read the target's cotangent
+        return stmts
+
+
+_BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multiply",
+                 "at_divide", "at_power", "unbroadcast", "cotangent_like"}
+
+
+def _static_key(index):
+    if isinstance(index, gast.Constant):
+        return index.value
+    return None
+
+
+def _renamed(node, val):
+    node = anno.clean_copy(node)
+    if isinstance(node, gast.Name):
+        return val(node.id) if isinstance(node.ctx, gast.Load) else node
+    for n in gast.walk(node):
+        for field, child in gast.iter_fields(n):
+            if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load):
+                setattr(n, field, val(child.id))
+            elif isinstance(child, list):
+                setattr(n, field, [val(c.id) if isinstance(c, gast.Name) and
+                                   isinstance(c.ctx, gast.Load) else c for c in child])
+    return node
+
+
+def _overwritten(fdef):
+    """Names assigned more than once, or inside a loop: their values must be recorded."""
+    counts = {a.id: 1 for a in fdef.args.args}
+    in_loop = set()
+
+    def visit(stmts, looping):
+        for s in stmts:
+            targets = []
+            if isinstance(s, gast.Assign):
+                targets = [s.targets[0].id]
+            elif isinstance(s, gast.For):
+                targets = [s.target.id]
+            for name in targets:
+                counts[name] = counts.get(name, 0) + 1
+                if looping:
+                    in_loop.add(name)
+            if isinstance(s, (gast.For, gast.While)):
+                visit(s.body, True)
+            elif isinstance(s, gast.If):
+                visit(s.body, looping)
+                visit(s.orelse, looping)
+    visit(fdef.body, False)
+    return {n for n, c in counts.items() if c > 1} | in_loop
+
+
+def _locate(node, like):
+    """Give generated nodes the location of the user statement they derive from."""
+    for n in gast.walk(node):
+        if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
+            n.lineno = getattr(like, "lineno", 1)
+            n.col_offset = getattr(like, "col_offset", 0)
+    return node

@@ -1,0 +1,3 @@
+"""Importing this registers every VJP rule."""
+from . import vjp_elementwise, vjp_reductions, vjp_conversions  # noqa: F401
+from . import vjp_linalg, vjp_shape, vjp_indexing  # noqa: F401

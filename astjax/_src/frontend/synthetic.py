@@ -1,0 +1,39 @@
+"""Functions the compiler writes itself (derivatives, wrappers), fed through the same pipeline.
+
+A ``SyntheticFunction`` carries a gast ``FunctionDef`` and the namespace its
+names resolve in. Its nodes keep the user's locations, so errors and the
+comments in generated source point at the user's lines.
+"""
+import inspect
+
+import gast
+
+
+class SyntheticFunction:
+    def __init__(self, name, fdef, namespace, origin):
+        """``origin``: the ParsedFunction whose file and lines locations refer to."""
+        self.__name__ = self.__qualname__ = name
+        self.fdef = fdef
+        if not hasattr(fdef, "lineno"):  # the generated def sits where the user's does
+            fdef.lineno, fdef.col_offset = origin.node.lineno, origin.node.col_offset
+        self.__globals__ = namespace
+        self.origin = origin
+        self.__signature__ = inspect.Signature(
+            [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+             for a in fdef.args.args])
+        self.__closure__ = None
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.__name__} is generated code; it runs inside compiled functions")
+
+    def __repr__(self):
+        return f"<synthetic function {self.__name__}>"
+
+
+def function_def(name, params, body):
+    args = gast.arguments(args=[gast.Name(id=p, ctx=gast.Param(), annotation=None,
+                                          type_comment=None) for p in params],
+                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
+    return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
