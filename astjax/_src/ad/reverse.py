@@ -86,6 +86,7 @@ class ReverseMode:
         self.unsafe = _overwritten(self.fdef)
         self.tapes = {}
         self.cts = {}
+        self.list_cts = set()  # cotangent variables that are lists (see list_ct)
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
         self.namespace["_ajx"] = adlib
@@ -140,7 +141,8 @@ class ReverseMode:
             t = anno.get(arg, "type")
             grads.append(self.final_cotangent(arg.id, t, backward))
         # every cotangent starts as the weak zero 0.0; tapes start empty
-        init = [assign(name, const(0.0)) for name in self.cts.values()]
+        init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
+                       else const(0.0)) for name in self.cts.values()]
         init += [assign(name, gast.List(elts=[], ctx=gast.Load())) for name in
                  self.tapes.values()]
         result = gast.Tuple(elts=[anno.clean_copy(out), gast.Tuple(elts=grads,
@@ -277,11 +279,23 @@ class ReverseMode:
         return self._locals
 
     def needs_values(self, s):
+        """Whether the backward sweep computes anything for ``s`` (and so reads values)."""
         value = s.value
         t = anno.get(s.targets[0], "type")
         if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
             return False
-        return anno.get(value, "op") is not None or anno.get(value, "callee") is not None
+        if anno.get(value, "op") is None and anno.get(value, "callee") is None:
+            return False
+        return self.has_float_input(value)
+
+    def has_float_input(self, value):
+        """Some operand is a local variable with floating-point leaves (else no cotangents)."""
+        for n in gast.walk(value):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
+                    n.id in self.locals() and any(True for _ in
+                                                  float_leaves(anno.get(n, "type"))):
+                return True
+        return False
 
     # --- backward sweep ----------------------------------------------------------------------
     def backward(self, stmts):
@@ -310,9 +324,37 @@ class ReverseMode:
             elif isinstance(s, gast.Assign):
                 out += [_locate(n, s) for n in self.adjoint(s)]
             elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
-                raise self.error(s, "differentiating through list.append is not supported "
-                                 "yet; build a tuple or use jnp.stack")
+                out += [_locate(n, s) for n in self.append_adjoint(s.value)]
         return out
+
+    # lists (the tapes of derivative code, when it is differentiated again): the cotangents
+    # of popped values go onto a list of their own and come back off it at the append
+    def list_ct(self, var):
+        name = self.ct(var)
+        self.list_cts.add(name)
+        return name
+
+    def append_adjoint(self, call):
+        lst, item = call.func.value.id, call.args[0]
+        if not (isinstance(item, gast.Name) and item.id in self.locals()
+                and any(True for _ in float_leaves(anno.get(item, "type")))):
+            return []
+        stmts = []
+        c = self.names.fresh("c")
+        stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst)), attr="pop",
+                                                    ctx=gast.Load()), [])))
+        self._add(item.id, (), load(c), stmts, False)
+        return stmts
+
+    def pop_adjoint(self, s, target, t):
+        lst = s.value.func.value.id
+        stmts = []
+        for path, _ in float_leaves(t):
+            stmts.append(gast.Expr(value=_call(gast.Attribute(
+                value=load(self.list_ct(lst)), attr="append", ctx=gast.Load()),
+                [load(self.ct(target, path))])))
+            stmts.append(assign(self.ct(target, path), const(0.0)))
+        return stmts
 
     def adjoint(self, s):
         target = s.targets[0].id
@@ -341,6 +383,8 @@ class ReverseMode:
 
         op = anno.get(value, "op")
         callee = anno.get(value, "callee")
+        if (op is not None or callee is not None) and not self.has_float_input(value):
+            return stmts  # computed from constants and integers only: no cotangent flows
         if op is not None:
             return stmts + self.op_adjoint(s, op, target, t, val)
         if callee is not None:
@@ -381,7 +425,11 @@ class ReverseMode:
         contribution = load(c)
         if unbroadcast:
             contribution = _call(_ajx("unbroadcast"), [contribution, load(like.id)])
-        stmts.append(assign(d, gast.BinOp(left=load(d), op=gast.Add(), right=contribution)))
+        add = assign(d, gast.BinOp(left=load(d), op=gast.Add(), right=contribution))
+        # a rule returns None for "no gradient"; typing decides this test statically
+        stmts.append(gast.If(test=gast.Compare(left=load(c), ops=[gast.IsNot()],
+                                               comparators=[const(None)]),
+                             body=[add], orelse=[]))
 
     def op_adjoint(self, s, op, target, t, val):
         value = s.value
@@ -522,7 +570,9 @@ class ReverseMode:
             move((), value.value.id, (key,), t)
         elif anno.get(value, "scalar_conversion") == "float":
             move((), value.args[0].id, (), t)
-        elif anno.get(value, "builtin") or anno.get(value, "list_pop"):
+        elif anno.get(value, "list_pop"):
+            return self.pop_adjoint(s, target, t)
+        elif anno.get(value, "builtin"):
             raise self.error(s, "differentiating through builtin min/max/sum is not supported "
                              "yet; use jnp.minimum/jnp.maximum/jnp.sum")
         elif isinstance(value, gast.Name) or isinstance(value, gast.Constant):

@@ -171,9 +171,7 @@ class FunctionTyper:
                 body_env[s.target.id] = _dyn_int()
                 anno.set_(s.target, "type", body_env[s.target.id])
             else:
-                test = self.truth(s.test, body_env)
-                if isinstance(test, Static) and test.value:
-                    raise self.error(s, "this while loop's condition is always true here")
+                self.truth(s.test, body_env)
             self.block(s.body, body_env)
             new_head = self.merge(head, body_env, s, loop=True)
             if new_head == head:
@@ -181,6 +179,10 @@ class FunctionTyper:
             head = new_head
         else:
             raise self.error(s, "the types of the variables in this loop do not settle")
+        if not is_for:
+            test = self.truth(s.test, head)
+            if isinstance(test, Static) and test.value:
+                raise self.error(s, "this while loop never ends: its condition is always true")
         anno.set_(s, "merge", (env.copy(), body_env, head))
         # after the loop: variables first set in the body keep their body type (>= 1 trip)
         env.clear()

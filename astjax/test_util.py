@@ -1,0 +1,81 @@
+"""Numerical checks of derivatives, as ``jax.test_util.check_grads``."""
+import numpy as np
+
+from . import tree_util
+from ._src.ad.api import grad, vjp
+from ._src.api import Jitted
+
+
+def _is_float(x):
+    return np.asarray(x).dtype.kind in "fc"
+
+
+def _flat(tree):
+    leaves, treedef = tree_util.tree_flatten(tree)
+    return [np.asarray(leaf) for leaf in leaves], treedef
+
+
+def _inner(a, b):
+    return sum(float(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)))
+               for x, y in zip(a, b))
+
+
+def check_vjp(f, args, eps=1e-4, atol=None, rtol=None, seed=0):
+    """<u, J v> by central differences against <vjp(u), v>, for random u and v.
+
+    Only floating-point leaves are perturbed (an integer trip count stays as it is)."""
+    rng = np.random.default_rng(seed)
+    fun = f if isinstance(f, Jitted) else Jitted(f)
+    out, pullback = vjp(f, *args)
+    out_leaves, out_def = _flat(out)
+    u_leaves = [rng.standard_normal(o.shape).astype(o.dtype) for o in out_leaves]
+    cotangents = pullback(tree_util.tree_unflatten(out_def, u_leaves))
+    directions, analytic = [], 0.0
+    for arg, ct in zip(args, cotangents):
+        leaves, treedef = _flat(arg)
+        vs = [rng.standard_normal(a.shape).astype(a.dtype) if _is_float(a) else None
+              for a in leaves]
+        directions.append((leaves, treedef, vs))
+        if any(v is not None for v in vs):
+            ct_leaves, _ = _flat(ct)
+            analytic += _inner(ct_leaves, [v for v in vs if v is not None])
+
+    def shifted(s):
+        return [tree_util.tree_unflatten(treedef, [a if v is None else a + s * v
+                                                   for a, v in zip(leaves, vs)])
+                for leaves, treedef, vs in directions]
+
+    plus, _ = _flat(fun(*shifted(eps)))
+    minus, _ = _flat(fun(*shifted(-eps)))
+    numeric = _inner(u_leaves, [(p.astype(np.float64) - m) / (2 * eps)
+                                for p, m in zip(plus, minus)])
+    dtype = np.result_type(*[o.dtype for o in out_leaves])
+    tol = 1e-5 if dtype == np.float64 else 2e-2
+    atol = tol if atol is None else atol
+    rtol = tol if rtol is None else rtol
+    if not np.isclose(analytic, numeric, atol=atol, rtol=rtol):
+        raise AssertionError(f"VJP check failed for {getattr(f, '__name__', f)}: "
+                             f"<vjp(u), v> = {analytic!r}, finite differences give "
+                             f"{numeric!r} (eps={eps})")
+
+
+def check_grads(f, args, order=1, modes=("rev",), eps=1e-4, atol=None, rtol=None):
+    """Check derivatives of ``f`` at ``args`` against central finite differences.
+
+    Reverse mode only for now (forward mode arrives with ``jvp``). ``order=2``
+    also checks the derivative of the gradient, for scalar-valued ``f``.
+    """
+    for mode in modes:
+        if mode != "rev":
+            raise NotImplementedError(f"check_grads mode {mode!r}: astjax has reverse mode "
+                                      f"only so far")
+    check_vjp(f, args, eps, atol, rtol)
+    if order >= 2:
+        floats = tuple(i for i, a in enumerate(args)
+                       if all(_is_float(leaf) for leaf in tree_util.tree_leaves(a)))
+        check_vjp(grad(f, argnums=floats), args, eps, atol, rtol)
+    if order >= 3:
+        raise NotImplementedError("check_grads: order > 2")
+
+
+__all__ = ["check_grads", "check_vjp"]

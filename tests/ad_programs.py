@@ -1,0 +1,112 @@
+"""Programs whose derivatives the AD tests check against finite differences."""
+import numpy as np
+
+import astjax.numpy as jnp
+
+
+def poly(x):
+    return 3 * x ** 2 + 2 * x + 5
+
+
+def sum_logistic(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+def broadcasting(x, y):
+    return jnp.sum(x / y + x * y ** 2)
+
+
+def loop_for(x, n):
+    y = x
+    for i in range(n):
+        y = jnp.sin(y) * 1.5 + i * 0.1
+    return jnp.sum(y)
+
+
+def loop_while(x):
+    y = x
+    k = 0
+    while k < 4:
+        y = y * 0.9 + jnp.cos(y)
+        k += 1
+    return jnp.sum(y * y)
+
+
+def branches(x, a):
+    if a > 0:
+        z = x * x
+    elif a < -1:
+        z = jnp.exp(x)
+    else:
+        z = -x * 3.0
+    return jnp.sum(z)
+
+
+def value_branch(x):
+    s = jnp.sum(x)
+    if s > 0:
+        return s * s
+    return -s
+
+
+def break_early(x, n):
+    y = x
+    for i in range(n):
+        if i >= 3:
+            break
+        y = y * jnp.tanh(y) + 1.0
+    return jnp.sum(y)
+
+
+def reassign(x):
+    x = x * 2.0
+    x = jnp.sin(x) + x
+    x = x * x
+    return jnp.sum(x)
+
+
+def _inner(v, w):
+    return jnp.sum(jnp.tanh(v) * w)
+
+
+def calls(x, y):
+    return _inner(x, y) + _inner(y * 2.0, x)
+
+
+def pytree_params(params, x):
+    h = jnp.tanh(x * params["w"] + params["b"])
+    return jnp.sum(h * h)
+
+
+def tuple_args(wb, x):
+    w, b = wb
+    return jnp.sum(jnp.sin(w * x) + b)
+
+
+def with_aux(x):
+    y = jnp.sum(x * x)
+    return y, x * 2.0
+
+
+def vector_out(x):
+    return jnp.sin(x) * x
+
+
+def mlp_loss(w1, w2, x, y):
+    h = jnp.tanh(jnp.dot(x, w1))
+    logits = jnp.dot(h, w2)
+    m = jnp.max(logits, axis=1, keepdims=True)
+    lse = jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True)) + m
+    return -jnp.mean(jnp.sum(y * (logits - lse), axis=1))
+
+
+def inplace(x):
+    y = jnp.zeros_like(x)
+    y = y.at[0].set(x[1] * 2.0)
+    y = y.at[1:].add(x[:-1] ** 2)
+    return jnp.sum(y * x)
+
+
+def numpy_style(x):
+    y = np.sin(x) * np.exp(-x)
+    return np.sum(y)

@@ -1,0 +1,107 @@
+"""Reverse-mode derivatives: seed examples, control flow, calls, pytrees, higher order.
+
+Checked against central finite differences (astjax.test_util) in float64."""
+import numpy as np
+import pytest
+
+import astjax
+from astjax._src.ad.api import grad, value_and_grad, vjp
+from astjax.test_util import check_grads
+
+from . import ad_programs as P
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal(4)
+Y = rng.uniform(0.5, 1.5, 4)
+
+
+def test_seed_examples():
+    g = grad(P.poly)(1.0)
+    assert float(g) == 8.0 and g.dtype == np.float32
+    out = grad(P.sum_logistic)(np.arange(3.0, dtype=np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, [0.25, 0.19661197, 0.10499357], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (P.poly, (0.3,)),
+    (P.sum_logistic, (X,)),
+    (P.broadcasting, (X.reshape(2, 2), Y[:2])),
+    (P.broadcasting, (X, 1.7)),
+    (P.loop_for, (X, 4)),
+    (P.loop_while, (X,)),
+    (P.branches, (X, 1)), (P.branches, (X, -2)), (P.branches, (X, 0)),
+    (P.value_branch, (X,)), (P.value_branch, (-np.abs(X),)),
+    (P.break_early, (X, 10)), (P.break_early, (X, 2)),
+    (P.reassign, (X,)),
+    (P.calls, (X, Y)),
+    (P.vector_out, (X,)),
+    (P.inplace, (X,)),
+    (P.numpy_style, (X,)),
+])
+def test_vjp_against_finite_differences(fn, args, x64):
+    check_grads(fn, args)
+
+
+def test_pytree_arguments(x64):
+    params = {"w": X, "b": Y}
+    check_grads(P.pytree_params, (params, Y))
+    g = grad(P.pytree_params)(params, Y)
+    assert set(g) == {"w", "b"} and g["w"].shape == (4,)
+    check_grads(P.tuple_args, ((X, Y), Y))
+
+
+def test_mlp_cross_entropy(x64):
+    w1 = rng.standard_normal((5, 3)) * 0.5
+    w2 = rng.standard_normal((3, 4)) * 0.5
+    x = rng.standard_normal((6, 5))
+    y = np.eye(4)[rng.integers(0, 4, 6)]
+    check_grads(P.mlp_loss, (w1, w2, x, y))
+
+
+def test_second_order(x64):
+    check_grads(P.poly, (0.7,), order=2)
+    check_grads(P.loop_for, (X, 3), order=2)
+    assert float(grad(grad(P.poly))(1.0)) == 6.0
+    assert float(grad(grad(grad(P.poly)))(1.0)) == 0.0
+
+
+def test_value_and_grad_argnums_has_aux():
+    v, g = value_and_grad(P.poly)(2.0)
+    assert (float(v), float(g)) == (21.0, 14.0)
+    gx, gy = grad(P.calls, argnums=(0, 1))(X.astype(np.float32), Y.astype(np.float32))
+    assert gx.shape == gy.shape == (4,)
+    g, aux = grad(P.with_aux, has_aux=True)(np.float32([1.0, 2.0]))
+    np.testing.assert_allclose(g, [2.0, 4.0])
+    np.testing.assert_allclose(aux, [2.0, 4.0])
+    (v, aux), g = value_and_grad(P.with_aux, has_aux=True)(np.float32([1.0, 2.0]))
+    assert float(v) == 5.0
+
+
+def test_vjp_pullback():
+    x = np.float32([0.5, 1.0])
+    out, pull = vjp(P.vector_out, x)
+    (ct,) = pull(np.float32([1.0, 0.0]))
+    np.testing.assert_allclose(ct, [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0], rtol=1e-6)
+
+
+def test_grad_under_jit_and_in_compiled_code():
+    g = astjax.jit(grad(P.poly))(1.0)
+    assert float(g) == 8.0
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="scalar-output"):
+        grad(P.vector_out)(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="integer-valued|inexact"):
+        grad(P.poly)(1)
+    with pytest.raises(ValueError, match="argnums"):
+        grad(P.poly, argnums=3)(1.0)
+
+
+def test_derivative_source_is_readable_python():
+    src = astjax.make_source(grad(P.loop_for))(np.ones(3, np.float32), 3)
+    assert "def loop_for_vjp(" in src and "def loop_for_grad(" in src
+    assert "for " in src and ".pop()" in src   # the loop stays a loop, with its tape
+    line = P.loop_for.__code__.co_firstlineno + 3
+    assert f"ad_programs.py:{line}" in src     # derivative lines point at the user's line
