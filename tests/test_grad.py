@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import astjax
-from astjax._src.ad.api import grad, value_and_grad, vjp
+from astjax import grad, value_and_grad, vjp
 from astjax.test_util import check_grads
 
 from . import ad_programs as P

@@ -48,6 +48,20 @@ def clipped_mean(x, limit):
     return total / max(n, 1)
 
 
+def poly(x):
+    return 3 * x ** 2 + 2 * x + 5
+
+
+def sum_logistic(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+def damped(x, steps):
+    for _ in range(steps):              # differentiated as a loop, replayed backwards
+        x = x - 0.05 * jnp.sin(x)
+    return jnp.sum(x * x)
+
+
 def bad_shapes(x):
     return jnp.matmul(x, 2.0)
 
@@ -98,15 +112,27 @@ def main():
     section("4. Read the generated source")
     print(astjax.make_source(clipped_mean)(v, 2.0))
 
-    section("5. Errors point at your line")
+    section("5. Derivatives are generated Python too")
+    print("grad(3x^2+2x+5)(1.0)      ->", repr(astjax.grad(poly)(1.0)))
+    print("grad(grad(...))(1.0)      ->", repr(astjax.grad(astjax.grad(poly))(1.0)))
+    print("grad(sum_logistic)(arange(3.)) ->",
+          repr(astjax.grad(sum_logistic)(jnp.arange(3.0))))
+    xs = np.linspace(-1, 1, 5).astype(np.float32)
+    print("grad(damped loop, 20 steps) ->", repr(astjax.grad(damped)(xs, 20)))
+    src = astjax.make_source(astjax.grad(damped))(xs, 20)
+    start = src.index("def damped_vjp")
+    print("\nThe generated reverse sweep of the loop (excerpt):")
+    print("\n".join(src[start:].splitlines()[:34]))
+
+    section("6. Errors point at your line")
     try:
         astjax.jit(bad_shapes)(np.ones(3, np.float32))
     except TypeError as e:
         print(f"{type(e).__name__}: {e}")
 
     section("Next")
-    print("grad/jvp/vjp, the Numba CPU backend, vmap, random and the async runtime are the")
-    print("open issues; see README.md for what works today.")
+    print("Forward mode (jvp, jacfwd, hessian), the Numba CPU backend, vmap, random and the")
+    print("async runtime are the open issues; see README.md for what works today.")
 
 
 if __name__ == "__main__":

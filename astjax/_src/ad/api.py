@@ -74,6 +74,15 @@ class Grad(Jitted):
                                  spec.parsed)
 
     def _check(self, spec, arg_types, nums):
+        for i in nums:
+            t = arg_types[i]
+            for leaf in _array_leaves(t):
+                if leaf.dtype.kind not in "fc":
+                    raise TypeError(f"{self.kind} requires real- or complex-valued inputs "
+                                    f"(input dtype that is a sub-dtype of np.inexact), but got "
+                                    f"{leaf.dtype} for argument {i} of {spec.fn.__name__}. If "
+                                    f"you want to use integer-valued inputs, mark the argument "
+                                    f"as static or convert it to float")
         out = spec.return_type
         if self.has_aux:
             if not (hasattr(out, "elts") and len(out.elts) == 2):
@@ -89,15 +98,6 @@ class Grad(Jitted):
         if out.dtype.kind not in "fc":
             raise TypeError(f"{self.kind} requires real- or complex-valued outputs, but "
                             f"{spec.fn.__name__} returns {out.dtype}")
-        for i in nums:
-            t = arg_types[i]
-            for leaf in _array_leaves(t):
-                if leaf.dtype.kind not in "fc":
-                    raise TypeError(f"{self.kind} requires real- or complex-valued inputs "
-                                    f"(input dtype that is a sub-dtype of np.inexact), but got "
-                                    f"{leaf.dtype} for argument {i} of {spec.fn.__name__}. If "
-                                    f"you want to use integer-valued inputs, mark the argument "
-                                    f"as static or convert it to float")
 
 
 def _array_leaves(t):

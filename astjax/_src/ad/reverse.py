@@ -271,6 +271,16 @@ class ReverseMode:
     def read_old(self, s):
         return {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
 
+    def float_paths(self):
+        """Variable -> the paths of its floating-point leaves, over all its assignments."""
+        if not hasattr(self, "_float_paths"):
+            self._float_paths = {}
+            for n in gast.walk(self.fdef):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    paths = self._float_paths.setdefault(n.id, set())
+                    paths.update(p for p, _ in float_leaves(anno.get(n, "type")))
+        return self._float_paths
+
     def locals(self):
         if not hasattr(self, "_locals"):
             self._locals = set(self.params) | {
@@ -361,7 +371,13 @@ class ReverseMode:
         t = anno.get(s.targets[0], "type")
         value = s.value
         leaves = list(float_leaves(t))
-        if not leaves or anno.has(value, "folded"):
+        if isinstance(t, Static) and target in self.unsafe:
+            # a constant replaces the variable: the old value's cotangent starts from zero
+            return [assign(self.ct(target, path), const(0.0))
+                    for path in self.float_paths().get(target, ())]
+        if not leaves:
+            return []
+        if anno.has(value, "folded") or isinstance(value, gast.Constant):
             return []
         stmts, renames = [], {}
         reads = self.reads(s)
@@ -405,8 +421,9 @@ class ReverseMode:
             return load(g)
         raise self.error(None, "internal: take of a container")
 
-    def contribute(self, atom, expr, stmts, unbroadcast):
-        """``d_atom += expr`` for a floating-point variable ``atom``."""
+    def contribute(self, atom, expr, stmts, unbroadcast, like=None):
+        """``d_atom += expr`` for a floating-point variable ``atom``; ``like`` is the value
+        the operand had (what a broadcast cotangent is summed back to)."""
         if not isinstance(atom, gast.Name) or atom.id not in self.locals():
             return
         t = anno.get(atom, "type")
@@ -416,7 +433,7 @@ class ReverseMode:
             return
         if not isinstance(t, ArrayType) or t.dtype.kind not in "fc":
             return
-        self._add(atom.id, (), expr, stmts, unbroadcast, like=atom)
+        self._add(atom.id, (), expr, stmts, unbroadcast, like=like or load(atom.id))
 
     def _add(self, var, path, expr, stmts, unbroadcast, like=None):
         d = self.ct(var, path)
@@ -424,7 +441,7 @@ class ReverseMode:
         stmts.append(assign(c, expr))
         contribution = load(c)
         if unbroadcast:
-            contribution = _call(_ajx("unbroadcast"), [contribution, load(like.id)])
+            contribution = _call(_ajx("unbroadcast"), [contribution, like])
         add = assign(d, gast.BinOp(left=load(d), op=gast.Add(), right=contribution))
         # a rule returns None for "no gradient"; typing decides this test statically
         stmts.append(gast.If(test=gast.Compare(left=load(c), ops=[gast.IsNot()],
@@ -476,9 +493,10 @@ class ReverseMode:
             part = _sub(load(r), (k,))
             if isinstance(node, tuple):
                 for j, elt in enumerate(node):
-                    self.contribute(elt, _sub(anno.clean_copy(part), (j,)), stmts, True)
+                    self.contribute(elt, _sub(anno.clean_copy(part), (j,)), stmts, True,
+                                    rename(elt))
             else:
-                self.contribute(node, part, stmts, broadcasting)
+                self.contribute(node, part, stmts, broadcasting, rename(node))
         return stmts
 
     def call_adjoint(self, s, callee, target, t, val):
@@ -621,7 +639,7 @@ def _overwritten(fdef):
                 targets = [s.target.id]
             for name in targets:
                 counts[name] = counts.get(name, 0) + 1
-                if looping:
+                if looping or isinstance(s, gast.For):  # a loop index changes every trip
                     in_loop.add(name)
             if isinstance(s, (gast.For, gast.While)):
                 visit(s.body, True)
