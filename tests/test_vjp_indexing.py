@@ -4,7 +4,6 @@ reverse-mode transform (compiled, to second order). Repeated positions included.
 import numpy as np
 import pytest
 
-import astjax
 import astjax.numpy as jnp
 from astjax._src.ad.vjp_indexing import may_repeat
 from astjax._src.ops.registry import REGISTRY
@@ -109,7 +108,7 @@ def test_may_repeat():
     assert may_repeat([0, 1])
 
 
-# --- through the transform (compiled; second order where the rule is not trivial) ----------------
+# --- through the transform (compiled; second order where the rule is not trivial) -----------------
 
 X = rand((3, 4))
 V = rand((2, 4), 5)

@@ -4,7 +4,6 @@ transform (compiled, to second order)."""
 import numpy as np
 import pytest
 
-import astjax
 import astjax.numpy as jnp
 from astjax._src.ops.registry import REGISTRY
 
@@ -24,7 +23,7 @@ def _pair(sa, sb):
     return a, b
 
 
-# --- products -----------------------------------------------------------------------------------
+# --- products -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sa,sb", [
     ((), (3,)), ((3,), ()), ("s", (2, 3)), ((2, 3), "s"), ((3,), (3,)), ((2, 3), (3,)),
@@ -81,7 +80,7 @@ def test_tensordot(sa, sb, axes):
     check_all("tensordot", *_pair(sa, sb), axes=axes)
 
 
-# --- einsum -------------------------------------------------------------------------------------
+# --- einsum ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("spec,shapes", [
     ("ij,jk->ik", ((2, 3), (3, 4))),
@@ -150,7 +149,7 @@ def test_trace(shape, params):
     check_all("trace", rand(shape), **params)
 
 
-# --- through the transform (compiled; second order where the rule is not trivial) ----------------
+# --- through the transform (compiled; second order where the rule is not trivial) -----------------
 
 A, B = rand((2, 3), 1), rand((3, 4), 2)
 BATCH_A, BATCH_B = rand((2, 1, 2, 3), 3), rand((3, 3, 2), 4)

@@ -456,7 +456,7 @@ class ReverseMode:
         if rule is None:
             raise self.error(s, f"astjax has no derivative rule for {op.name}() yet")
         stmts = []
-        g = self.take(target, t, stmts, val(target, old=False))
+        g = self.container_seed(target, t, stmts, val(target, old=False))  # split: a tuple
         operands = anno.get(value, "operand_nodes")
         params = anno.get(value, "param_nodes")
         resolved = anno.get(value, "resolved_params") or {}

@@ -146,7 +146,7 @@ def matmul(z, a, b, g, precision=None, preferred_element_type=None):
     return _matmul_ct(ct_a, a, -2, batched), _matmul_ct(ct_b, b, -1, batched)
 
 
-# --- vdot, outer ------------------------------------------------------------------------------
+# --- vdot, outer ----------------------------------------------------------------------------------
 
 @static
 def _is_complex(dtype):
@@ -170,7 +170,7 @@ def outer(z, a, b, g):
             jnp.reshape(jnp.dot(jnp.ravel(a), dz), shape_of(b)))
 
 
-# --- einsum -----------------------------------------------------------------------------------
+# --- einsum ---------------------------------------------------------------------------------------
 
 @static
 def _einsum_plan(subscripts, ranks):

@@ -28,7 +28,7 @@ from .rules import vjp_rule
 _PY_SCALARS = (bool, int, float, complex)
 
 
-# --- helpers ---------------------------------------------------------------------------------
+# --- helpers --------------------------------------------------------------------------------------
 
 class static:
     """A helper evaluated when the rule is compiled: its arguments are static (params,
@@ -152,7 +152,7 @@ def full_cts(gs, zs):
     return each(_full_piece, len(zs), gs, zs, None)
 
 
-# --- reshaping --------------------------------------------------------------------------------
+# --- reshaping ------------------------------------------------------------------------------------
 
 @vjp_rule("reshape")
 def reshape(z, a, g, shape=None, more=(), order="C"):
@@ -207,7 +207,7 @@ def roll(z, a, g, shift=0, axis=None):
     return (jnp.roll(full_ct(g, z), _negated(shift), axis),)
 
 
-# --- broadcasting -----------------------------------------------------------------------------
+# --- broadcasting ---------------------------------------------------------------------------------
 
 @vjp_rule("broadcast_to")
 def broadcast_to(z, a, g, shape=None):
@@ -249,7 +249,7 @@ def atleast_3d(z, arys, g):
     return _atleast(z, arys, g)
 
 
-# --- joining: each input's cotangent is its slice of g ------------------------------------------
+# --- joining: each input's cotangent is its slice of g --------------------------------------------
 
 def _length(x, axis, rank):
     """How far ``x`` extends along the joined axis; 1 for an array of lower rank than the
@@ -337,7 +337,7 @@ def array_split(z, a, g, indices_or_sections=None, axis=0):
     return _split(z, a, g, axis)
 
 
-# --- tiling and repeating: sum the copies -----------------------------------------------------------
+# --- tiling and repeating: sum the copies ---------------------------------------------------------
 
 @static
 def _tile_plan(reps, ndim_a, ndim_z):
@@ -405,7 +405,7 @@ def repeat(z, a, g, repeats=1, axis=None):
     return (jnp.moveaxis(front.at[source].add(jnp.moveaxis(dz, ax, 0)), 0, ax),)
 
 
-# --- written out: literal indices and tuple displays for nth() and each() ----------------------
+# --- written out: literal indices and tuple displays for nth() and each() -------------------------
 
 def _item_0(xs):
     return xs[0]

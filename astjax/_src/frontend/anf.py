@@ -16,7 +16,8 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from .naming import assign, const, copy_loc, load, store
 
-_AT_METHODS = {"set", "add", "multiply", "mul", "divide", "power", "min", "max", "get"}
+_AT_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",
+               "get"}
 
 
 def local_names(fdef):
@@ -175,6 +176,7 @@ class ANF:
 
     def bind(self, value, pre, where):
         name = self.names.fresh("t")
+        self.locals.add(name)  # so `t0.kind` is an attribute of a local, not a global
         pre.append(assign(name, value, getattr(value, "lineno", None) and value or where))
         return load(name)
 
@@ -204,6 +206,7 @@ class ANF:
             return self.short_circuit(e, pre, where)
         if isinstance(e, gast.IfExp):
             out = self.names.fresh("t")
+            self.locals.add(out)
             test = a(e.test)
             body, orelse = [], []
             body.append(assign(out, self.expr(e.body, body, where), where))
@@ -275,6 +278,7 @@ class ANF:
     def short_circuit(self, e, pre, where):
         """``a and b`` -> ``t = a; if t: t = b`` (``or``: ``if not t``), as Python evaluates."""
         out = self.names.fresh("t")
+        self.locals.add(out)
         pre.append(assign(out, self.expr(e.values[0], pre, where), where))
         inner = pre
         for value in e.values[1:]:
@@ -283,6 +287,7 @@ class ANF:
             test = load(out)
             if isinstance(e.op, gast.Or):
                 flag = self.names.fresh("t")
+                self.locals.add(flag)
                 inner.append(assign(flag, gast.UnaryOp(op=gast.Not(), operand=load(out)), where))
                 test = load(flag)
             node = copy_loc(gast.If(test=test, body=body, orelse=[]), where)

@@ -24,7 +24,8 @@ def dump(stage, title, source):
 
 
 def to_anf(fn):
-    """(ParsedFunction, ANF FunctionDef) for ``fn``; the FunctionDef is a fresh copy."""
+    """(ParsedFunction, ANF FunctionDef) for ``fn``. The FunctionDef is shared (cached):
+    copy it (``anno.clean_copy``) before annotating or changing it."""
     key = fn
     hit = _CACHE.get(key)
     if hit is None:
@@ -43,8 +44,7 @@ def to_anf(fn):
         if dump_enabled("anf"):
             from ..backends.source import unparse
             dump("anf", parsed.node.name, unparse(fdef))
-    parsed, fdef = hit
-    return parsed, copy.deepcopy(fdef)
+    return hit
 
 
 def clear_cache():

@@ -40,7 +40,8 @@ _PYOPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mu
 _CMPOPS = {gast.Lt: "less", gast.LtE: "less_equal", gast.Gt: "greater",
            gast.GtE: "greater_equal", gast.Eq: "equal", gast.NotEq: "not_equal"}
 _UNARY = {gast.USub: "negative", gast.UAdd: "positive", gast.Invert: "invert"}
-_AT_OPS = {"set": "at_set", "add": "at_add", "multiply": "at_multiply", "mul": "at_multiply",
+_AT_OPS = {"set": "at_set", "add": "at_add", "subtract": "at_subtract",
+           "multiply": "at_multiply", "mul": "at_multiply",
            "divide": "at_divide", "power": "at_power", "min": "at_min", "max": "at_max"}
 _MAX_ITERATIONS = 20
 _NOT_GIVEN = object()

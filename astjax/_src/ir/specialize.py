@@ -128,8 +128,7 @@ class Program:
 
 
 def _fresh(fdef):
-    import copy
-    return copy.deepcopy(fdef)
+    return anno.clean_copy(fdef)
 
 
 # --- explicit casts ---------------------------------------------------------------------------
