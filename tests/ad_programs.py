@@ -2,6 +2,7 @@
 import numpy as np
 
 import astjax.numpy as jnp
+from astjax import lax
 
 
 def poly(x):
@@ -110,3 +111,17 @@ def inplace(x):
 def numpy_style(x):
     y = np.sin(x) * np.exp(-x)
     return np.sum(y)
+
+
+def _power_tower(x, n):
+    if n <= 0:
+        return x
+    return jnp.sin(_power_tower(x, n - 1)) * 1.1
+
+
+def recursive(x, n):
+    return jnp.sum(_power_tower(x, n))
+
+
+def stopped(x):
+    return jnp.sum(x * lax.stop_gradient(x))

@@ -38,6 +38,7 @@ def test_seed_examples():
     (P.vector_out, (X,)),
     (P.inplace, (X,)),
     (P.numpy_style, (X,)),
+    (P.recursive, (X, 3)),
 ])
 def test_vjp_against_finite_differences(fn, args, x64):
     check_grads(fn, args)
@@ -83,6 +84,11 @@ def test_vjp_pullback():
     out, pull = vjp(P.vector_out, x)
     (ct,) = pull(np.float32([1.0, 0.0]))
     np.testing.assert_allclose(ct, [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0], rtol=1e-6)
+
+
+def test_stop_gradient():
+    x = np.float32([1.0, -2.0, 3.0])
+    np.testing.assert_allclose(grad(P.stopped)(x), x)  # d/dx sum(x * const) with const = x
 
 
 def test_grad_under_jit_and_in_compiled_code():

@@ -36,8 +36,10 @@ def vjp_function(spec, has_aux=False):
     key = (id(spec), has_aux)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
-        hit = (spec, ReverseMode(spec, has_aux).build())
-        _CACHE[key] = hit
+        mode = ReverseMode(spec, has_aux)
+        fn = SyntheticFunction(f"{spec.name}_vjp", None, mode.namespace, spec.parsed)
+        _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
+        mode.build(fn)
     return hit[1]
 
 
@@ -115,7 +117,8 @@ class ReverseMode:
         return load(name)
 
     # --- entry ---------------------------------------------------------------------------
-    def build(self):
+    def build(self, fn):
+        """Write the body of ``fn``, the SyntheticFunction ``<name>_vjp``."""
         g = self.names.fresh("g")
         body = self.fdef.body
         ret = body[-1]
@@ -151,8 +154,7 @@ class ReverseMode:
         body = init + forward + backward + [gast.Return(value=result)]
         for node in body:
             _locate(node, ret)
-        fdef = function_def(f"{self.fdef.name}_vjp", self.params + [g], body)
-        return SyntheticFunction(f"{self.spec.name}_vjp", fdef, self.namespace, self.parsed)
+        fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
 
     def final_cotangent(self, var, t, out):
         """Expression for the cotangent of argument ``var`` (None when it has none)."""

@@ -13,15 +13,21 @@ class SyntheticFunction:
     def __init__(self, name, fdef, namespace, origin):
         """``origin``: the ParsedFunction whose file and lines locations refer to."""
         self.__name__ = self.__qualname__ = name
-        self.fdef = fdef
-        if not hasattr(fdef, "lineno"):  # the generated def sits where the user's does
-            fdef.lineno, fdef.col_offset = origin.node.lineno, origin.node.col_offset
         self.__globals__ = namespace
         self.origin = origin
+        self.__closure__ = None
+        if fdef is not None:
+            self.set_body(fdef)
+
+    def set_body(self, fdef):
+        """Give the function its definition (a recursive derivative is named before it is
+        written)."""
+        self.fdef = fdef
+        if not hasattr(fdef, "lineno"):  # the generated def sits where the user's does
+            fdef.lineno, fdef.col_offset = self.origin.node.lineno, self.origin.node.col_offset
         self.__signature__ = inspect.Signature(
             [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD)
              for a in fdef.args.args])
-        self.__closure__ = None
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.__name__} is generated code; it runs inside compiled functions")

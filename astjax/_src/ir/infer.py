@@ -128,6 +128,8 @@ class FunctionTyper:
     # --- control flow ----------------------------------------------------------------------
     def truth(self, node, env):
         t = self.atom(node, env)
+        if t is UNKNOWN:
+            return ArrayType(dtypes.bool_, (), False)
         if isinstance(t, Static):
             return t
         if isinstance(t, ArrayType):
@@ -320,6 +322,8 @@ class FunctionTyper:
 
     def apply_op(self, node, op, operands, params, operand_nodes, param_nodes=None):
         """Infer an op application; annotate ``node`` with the op and which AST nodes feed it."""
+        if any(t is UNKNOWN for t in operands.values()):
+            return UNKNOWN  # a recursive call's result, while its type is being inferred
         try:
             t = op.infer(operands, params)
         except ShapeError as e:
@@ -406,6 +410,8 @@ class FunctionTyper:
 
     def attribute(self, node, env):
         t = self.atom(node.value, env)
+        if t is UNKNOWN:
+            return UNKNOWN
         attr = node.attr
         if isinstance(t, ArrayType):
             if attr == "shape":
@@ -449,6 +455,8 @@ class FunctionTyper:
 
     def subscript(self, node, env):
         t = self.atom(node.value, env)
+        if t is UNKNOWN:
+            return UNKNOWN
         if isinstance(t, ArrayType):
             op = REGISTRY["getitem"]
             return self.apply_op(node, op, {op.operands[0]: t},

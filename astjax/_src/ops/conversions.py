@@ -11,7 +11,7 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import (ArrayType, Static, as_array_type, broadcast_ones, is_numeric,
                         type_of_value)
-from .registry import Op, register_method, register_name
+from .registry import NAMESPACE, Op, register_method, register_name
 
 
 # --- shared helpers ------------------------------------------------------------------------
@@ -186,3 +186,12 @@ def _nan_to_num_rule(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 Op("nan_to_num", nan_to_num, _nan_to_num_rule, static=("copy", "nan", "posinf", "neginf"),
    promote=("x",), aliases=(np.nan_to_num,))
+
+
+def _stop_gradient_rule(x):
+    return as_array_type(x)
+
+
+# the identity, marked non-differentiable: reverse mode sends no cotangent through it
+stop_gradient = Op("stop_gradient", lambda x: x, _stop_gradient_rule, differentiable=False)
+del NAMESPACE["stop_gradient"]  # jax.lax.stop_gradient, not a jnp function
