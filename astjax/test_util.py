@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import tree_util
-from ._src.ad.api import grad, vjp
+from ._src.ad.api import grad, jvp, vjp
 from ._src.api import Jitted
 
 
@@ -49,33 +49,64 @@ def check_vjp(f, args, eps=1e-4, atol=None, rtol=None, seed=0):
     minus, _ = _flat(fun(*shifted(-eps)))
     numeric = _inner(u_leaves, [(p.astype(np.float64) - m) / (2 * eps)
                                 for p, m in zip(plus, minus)])
-    dtype = np.result_type(*[o.dtype for o in out_leaves])
-    tol = 1e-5 if dtype == np.float64 else 2e-2
-    atol = tol if atol is None else atol
-    rtol = tol if rtol is None else rtol
+    atol, rtol = _tolerances(np.result_type(*[o.dtype for o in out_leaves]), atol, rtol)
     if not np.isclose(analytic, numeric, atol=atol, rtol=rtol):
         raise AssertionError(f"VJP check failed for {getattr(f, '__name__', f)}: "
                              f"<vjp(u), v> = {analytic!r}, finite differences give "
                              f"{numeric!r} (eps={eps})")
 
 
-def check_grads(f, args, order=1, modes=("rev",), eps=1e-4, atol=None, rtol=None):
+def _tolerances(dtype, atol, rtol):
+    tol = 1e-5 if dtype == np.float64 else 2e-2
+    return (tol if atol is None else atol), (tol if rtol is None else rtol)
+
+
+def check_jvp(f, args, eps=1e-4, atol=None, rtol=None, seed=1):
+    """J v by central differences against ``jvp``, for a random direction v."""
+    rng = np.random.default_rng(seed)
+    fun = f if isinstance(f, Jitted) else Jitted(f)
+    tangents = tuple(tree_util.tree_map(
+        lambda a: rng.standard_normal(np.shape(a)).astype(np.asarray(a).dtype)
+        if _is_float(a) else np.zeros(np.shape(a), np.float32), a) for a in args)
+
+    def shifted(s):
+        return tuple(tree_util.tree_map(lambda a, v: a + s * v if _is_float(a) else a, a, t)
+                     for a, t in zip(args, tangents))
+
+    _, tangent_out = jvp(f, args, tangents)
+    plus, _ = _flat(fun(*shifted(eps)))
+    minus, _ = _flat(fun(*shifted(-eps)))
+    analytic, _ = _flat(tangent_out)
+    for a, p, m in zip(analytic, plus, minus):
+        numeric = (p.astype(np.float64) - m) / (2 * eps)
+        atol_, rtol_ = _tolerances(p.dtype, atol, rtol)
+        np.testing.assert_allclose(a, numeric, atol=atol_, rtol=rtol_,
+                                   err_msg=f"JVP check failed for {getattr(f, '__name__', f)}")
+
+
+def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=1e-4, atol=None, rtol=None):
     """Check derivatives of ``f`` at ``args`` against central finite differences.
 
-    Reverse mode only for now (forward mode arrives with ``jvp``). ``order=2``
-    also checks the derivative of the gradient, for scalar-valued ``f``.
+    ``modes``: "fwd" checks ``jvp``, "rev" checks ``vjp``. ``order=2`` also
+    checks the derivatives of the gradient (scalar-valued ``f``).
     """
     for mode in modes:
-        if mode != "rev":
-            raise NotImplementedError(f"check_grads mode {mode!r}: astjax has reverse mode "
-                                      f"only so far")
-    check_vjp(f, args, eps, atol, rtol)
+        if mode not in ("fwd", "rev"):
+            raise ValueError(f"check_grads: unknown mode {mode!r}; use 'fwd' and/or 'rev'")
+    if "fwd" in modes:
+        check_jvp(f, args, eps, atol, rtol)
+    if "rev" in modes:
+        check_vjp(f, args, eps, atol, rtol)
     if order >= 2:
         floats = tuple(i for i, a in enumerate(args)
                        if all(_is_float(leaf) for leaf in tree_util.tree_leaves(a)))
-        check_vjp(grad(f, argnums=floats), args, eps, atol, rtol)
+        g = grad(f, argnums=floats)
+        if "fwd" in modes:
+            check_jvp(g, args, eps, atol, rtol)
+        if "rev" in modes:
+            check_vjp(g, args, eps, atol, rtol)
     if order >= 3:
         raise NotImplementedError("check_grads: order > 2")
 
 
-__all__ = ["check_grads", "check_vjp"]
+__all__ = ["check_grads", "check_jvp", "check_vjp"]

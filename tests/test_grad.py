@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import astjax
-from astjax import grad, value_and_grad, vjp
+from astjax import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from astjax.test_util import check_grads
 
 from . import ad_programs as P
@@ -62,7 +62,7 @@ def test_mlp_cross_entropy(x64):
 
 def test_second_order(x64):
     check_grads(P.poly, (0.7,), order=2)
-    check_grads(P.loop_for, (X, 3), order=2)
+    check_grads(P.loop_for, (X, 3), order=2, modes=("rev",))  # fwd: test_forward_mode
     assert float(grad(grad(P.poly))(1.0)) == 6.0
     assert float(grad(grad(grad(P.poly)))(1.0)) == 0.0
 
@@ -111,3 +111,29 @@ def test_derivative_source_is_readable_python():
     assert "for " in src and ".pop()" in src   # the loop stays a loop, with its tape
     line = P.loop_for.__code__.co_firstlineno + 3
     assert f"ad_programs.py:{line}" in src     # derivative lines point at the user's line
+
+
+def test_jvp_and_jacobians(x64):
+    x = np.array([0.5, 1.0, 2.0])
+    out, t = jvp(P.vector_out, (x,), (np.array([1.0, 0.0, 0.0]),))
+    np.testing.assert_allclose(t, [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0, 0.0], rtol=1e-12)
+    expected = np.diag(np.cos(x) * x + np.sin(x))
+    np.testing.assert_allclose(jacrev(P.vector_out)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(P.vector_out)(x), expected, rtol=1e-12)
+    np.testing.assert_allclose(hessian(P.poly)(0.3), 6.0)
+    w = np.array([0.3, -0.2, 0.5, 0.1])
+    np.testing.assert_allclose(hessian(P.numpy_style)(w), np.diag(_numpy_style_hessian(w)),
+                               rtol=1e-10)
+
+
+def _numpy_style_hessian(w):
+    # d2/dw2 of sin(w) exp(-w) = -2 cos(w) exp(-w)
+    return -2.0 * np.cos(w) * np.exp(-w)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (P.sum_logistic, (X,)), (P.loop_for, (X, 3)), (P.branches, (X, 1)),
+    (P.calls, (X, Y)), (P.vector_out, (X,)),
+])
+def test_forward_mode_against_finite_differences(fn, args, x64):
+    check_grads(fn, args, modes=("fwd",))

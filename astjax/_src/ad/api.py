@@ -6,6 +6,7 @@ Compiled code can call ``grad(f)``, and ``grad(grad(f))`` differentiates the
 generated ``f_grad``.
 """
 import gast
+import numpy as np
 
 from .. import dtypes
 from ..api import Jitted, Transformed, _convert_input, _wrap_output
@@ -165,3 +166,143 @@ def vjp(fun, *primals, has_aux=False):
     if has_aux:
         return out[0], pull, out[1]
     return out, pull
+
+
+# --- forward mode and Jacobians ---------------------------------------------------------------
+# jvp differentiates the pullback: u -> J^T u is linear, so its vjp at any u, applied to v,
+# is J v. That reuses every VJP rule (no second rule set) at the cost of extra sweeps.
+
+def _zeros_like_expr(t, expr):
+    """Source text for a zero cotangent shaped like ``expr`` of type ``t``."""
+    from ..ir.types import SequenceType
+    if isinstance(t, SequenceType):
+        parts = [_zeros_like_expr(e, f"{expr}[{k}]") for k, e in enumerate(t.elts)]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if isinstance(t, ArrayType) and t.dtype.kind in "fc":
+        return f"_ajx.cotangent_like(0.0, {expr})"
+    return "None"
+
+
+def jvp_function(spec, program):
+    """``<name>_jvp(x..., v...) -> (f(x...), J v)`` for a typed specialization."""
+    from ..frontend.synthetic import from_source
+    from . import adlib
+    n = len(spec.arg_types)
+    xs = ", ".join(f"x{i}" for i in range(n))
+    vs = ", ".join(f"v{i}" for i in range(n))
+    tup = lambda names: "(" + names + ("," if n == 1 else "") + ")"
+    out_type = spec.return_type
+    pullback = from_source(f"{spec.name}_pullback",
+                           f"def pullback({xs}, u):\n    return _vjp({xs}, u)[1]\n",
+                           {"_vjp": vjp_function(spec)}, spec.parsed)
+    pull_spec = program.specialize(pullback, spec.arg_types + (_dynamic(out_type),))
+    source = (f"def {spec.name}_jvp({xs}, {vs}):\n"
+              f"    out = _f({xs})\n"
+              f"    u = {_zeros_like_expr(out_type, 'out')}\n"
+              f"    r = _pull_vjp({xs}, u, {tup(vs)})\n"
+              f"    return out, r[1][{n}]\n")
+    namespace = {"_f": spec.fn, "_pull_vjp": vjp_function(pull_spec), "_ajx": adlib}
+    return from_source(f"{spec.name}_jvp", source, namespace, spec.parsed)
+
+
+def _dynamic(t):
+    """A static Python number as the (weak) array type it has at run time."""
+    if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
+        return ArrayType(dtypes.python_scalar_dtype(t.value), (), True)
+    return t
+
+
+def _inner_spec(transform, arg_types, program):
+    inner = transform.fun
+    fn = inner.function_for(arg_types, program) if hasattr(inner, "function_for") else inner
+    return program.specialize(fn, arg_types)
+
+
+class _JvpTarget:
+    """``fun``'s jvp function: the argument types are the primals' then the tangents'."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def function_for(self, arg_types, program):
+        primal_types = arg_types[:len(arg_types) // 2]
+        fn = self.target.function_for(primal_types, program)
+        return jvp_function(program.specialize(fn, primal_types), program)
+
+
+def jvp(fun, primals, tangents):
+    """``(fun(*primals), J tangents)``: the directional derivative (forward mode)."""
+    from ..api import Compiled
+    from ..ir.types import type_of_value
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    from ..tree_util import tree_flatten
+    for p, t in zip(primals, tangents):
+        (p_leaves, p_def), (t_leaves, t_def) = tree_flatten(p), tree_flatten(t)
+        if p_def != t_def:
+            raise ValueError(f"jvp: primal and tangent structures differ: {p_def} and {t_def}")
+        for a, b in zip(p_leaves, t_leaves):
+            if np.shape(a) != np.shape(b):
+                raise ValueError(f"jvp: primal and tangent shapes differ: {np.shape(a)} and "
+                                 f"{np.shape(b)}")
+    values = primals + tangents
+    types_ = tuple(type_of_value(v) for v in values)
+    compiled = Compiled(_JvpTarget(Transformed(fun)), types_)
+    out = compiled.entry(*[_convert_input(v) for v in values])
+    return _wrap_output(out, compiled.out_type)
+
+
+class _Jacobian(Jitted):
+    """``jacrev`` / ``jacfwd`` of ``fun`` with respect to one argument."""
+
+    def __init__(self, fun, argnums, mode):
+        super().__init__(fun)
+        if not isinstance(argnums, int):
+            raise NotImplementedError(f"{mode}: argnums must be one int for now")
+        self.argnums, self.mode = argnums, mode
+
+    def function_for(self, arg_types, program):
+        from ..frontend.synthetic import from_source
+        from . import adlib, jacobian_lib
+        spec = _inner_spec(self, arg_types, program)
+        n = len(arg_types)
+        k = _argnums_tuple(self.argnums, n, self.mode)[0]
+        x_type, out_type = arg_types[k], _dynamic(spec.return_type)
+        for what, t in (("input", x_type), ("output", out_type)):
+            if not isinstance(_dynamic(t), ArrayType) or _dynamic(t).dtype.kind not in "fc":
+                raise TypeError(f"{self.mode} needs a floating-point array {what}, got {t}")
+        args = ", ".join(f"args[{i}]" for i in range(n))
+        xs = ", ".join(f"x{i}" for i in range(n))
+        tup = "(" + xs + ("," if n == 1 else "") + ")"
+        if self.mode == "jacrev":
+            step = from_source("pull", f"def pull(args, e):\n    return _vjp({args}, e)[1][{k}]\n",
+                               {"_vjp": vjp_function(spec)}, spec.parsed)
+            loop = jacobian_lib.jacrev_rows
+        else:
+            tangents = ", ".join("v" if i == k else _zeros_like_expr(t, f"args[{i}]")
+                                 for i, t in enumerate(arg_types))
+            step = from_source("push", f"def push(args, v):\n"
+                                       f"    return _jvp({args}, {tangents})[1]\n",
+                               {"_jvp": jvp_function(spec, program), "_ajx": adlib},
+                               spec.parsed)
+            loop = jacobian_lib.jacfwd_columns
+        source = (f"def {spec.name}_{self.mode}({xs}):\n"
+                  f"    return _loop(_step, {tup}, x{k}, _f({xs}))\n")
+        namespace = {"_loop": loop, "_step": step, "_f": spec.fn}
+        return from_source(f"{spec.name}_{self.mode}", source, namespace, spec.parsed)
+
+
+def jacrev(fun, argnums=0):
+    """The Jacobian of ``fun`` by reverse mode (one sweep per output element)."""
+    return _Jacobian(fun, argnums, "jacrev")
+
+
+def jacfwd(fun, argnums=0):
+    """The Jacobian of ``fun`` by forward mode (one jvp per input element)."""
+    return _Jacobian(fun, argnums, "jacfwd")
+
+
+def hessian(fun, argnums=0):
+    """``jacfwd(jacrev(fun))``, as in JAX."""
+    return jacfwd(jacrev(fun, argnums), argnums)

@@ -588,6 +588,19 @@ class ReverseMode:
                 raise self.error(s, "differentiating through a container indexed at run time "
                                  "is not supported yet")
             move((), value.value.id, (key,), t)
+        elif isinstance(value, gast.BinOp) and isinstance(t, SequenceType):
+            # tuple concatenation (a + b): element k comes from a, or from b past len(a)
+            parts = [(value.left, anno.get(value.left, "type")),
+                     (value.right, anno.get(value.right, "type"))]
+            offset = 0
+            for node, part_type in parts:
+                size = len(part_type.elts) if isinstance(part_type, SequenceType) else \
+                    len(part_type.value)
+                if isinstance(node, gast.Name) and node.id in self.locals() and \
+                        isinstance(part_type, SequenceType):
+                    for k, e in enumerate(part_type.elts):
+                        move((offset + k,), node.id, (k,), e)
+                offset += size
         elif anno.get(value, "scalar_conversion") == "float":
             move((), value.args[0].id, (), t)
         elif anno.get(value, "list_pop"):

@@ -30,6 +30,7 @@ class PythonEmitter:
                  "# Regenerated on demand; edits are not kept.",
                  "import numpy as np",
                  "from astjax._src.backends.python_runtime import jnp, s_", ""]
+        self.avoid_shadowing()
         for spec in self.program.specs.values():
             lines.append("")
             for text in self.function(spec):
@@ -38,6 +39,20 @@ class PythonEmitter:
                     self.line_map[len(lines) + 1] = (spec.parsed.filename, lineno)
                 lines.append(text)
         return "\n".join(lines) + "\n"
+
+    def avoid_shadowing(self):
+        """Rename generated functions whose name a local variable uses (a parameter ``pull``
+        holding a function would hide the generated ``pull``)."""
+        local = {n.id for spec in self.program.specs.values() for n in gast.walk(spec.fdef)
+                 if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        taken = {spec.name for spec in self.program.specs.values()} | local
+        for spec in self.program.specs.values():
+            if spec.name in local:
+                name = spec.name + "_fn"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                spec.name = name
 
     # --- functions and statements ------------------------------------------------------------
     def function(self, spec):

@@ -43,3 +43,16 @@ def function_def(name, params, body):
                           kwarg=None, defaults=[])
     return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
                             type_comment=None, type_params=[])
+
+
+def from_source(name, source, namespace, origin):
+    """A SyntheticFunction from Python source text (a template filled in by the caller).
+
+    Its nodes take the location of ``origin``'s def, so what it does is reported at
+    the user's function."""
+    import textwrap
+    fdef = gast.parse(textwrap.dedent(source)).body[0]
+    for node in gast.walk(fdef):
+        if isinstance(node, (gast.stmt, gast.expr)):
+            node.lineno, node.col_offset = origin.node.lineno, 0
+    return SyntheticFunction(name, fdef, namespace, origin)
