@@ -156,44 +156,33 @@ class ReverseMode:
             _locate(node, ret)
         fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
 
-    def final_cotangent(self, var, t, out):
-        """Expression for the cotangent of argument ``var`` (None when it has none)."""
+    def assemble(self, t, leaf, path=()):
+        """An expression shaped like a value of type ``t``: ``leaf(path, type)`` for each array
+        leaf, tuples and dicts around them, None for anything else."""
         if isinstance(t, ArrayType):
-            if t.dtype.kind not in "fc":
-                return const(None)
-            name = self.names.fresh(f"grad_{var}")
-            out.append(assign(name, _call(_ajx("cotangent_like"),
-                                          [load(self.ct(var)), load(self.inputs[var])])))
-            return load(name)
+            return leaf(path, t)
         if isinstance(t, SequenceType):
-            elts = [self._final_leaf(var, (k,), e, out) for k, e in enumerate(t.elts)]
-            return gast.Tuple(elts=elts, ctx=gast.Load())
+            return gast.Tuple(elts=[self.assemble(e, leaf, path + (k,))
+                                    for k, e in enumerate(t.elts)], ctx=gast.Load())
         if isinstance(t, TreeType):
-            if t.node_type is dict:
-                return gast.Dict(keys=[const(k) for k in t.keys],
-                                 values=[self._final_leaf(var, (k,), c, out)
-                                         for k, c in zip(t.keys, t.children)])
-            raise self.error(self.fdef, f"gradients with respect to a {t.node_type.__name__} "
-                             f"argument are not supported yet; pass a dict or tuple")
+            if t.node_type is not dict:
+                raise self.error(self.fdef, f"derivatives through a {t.node_type.__name__} are "
+                                 f"not supported yet; use a dict or tuple")
+            return gast.Dict(keys=[const(k) for k in t.keys],
+                             values=[self.assemble(c, leaf, path + (k,))
+                                     for k, c in zip(t.keys, t.children)])
         return const(None)
 
-    def _final_leaf(self, var, path, t, out):
-        if isinstance(t, ArrayType):
-            if t.dtype.kind not in "fc":
+    def final_cotangent(self, var, t, out):
+        """Expression for the cotangent of argument ``var``, shaped like its input value."""
+        def leaf(path, leaf_type):
+            if leaf_type.dtype.kind not in "fc":
                 return const(None)
-            name = self.names.fresh("grad")
-            out.append(assign(name, _call(_ajx("cotangent_like"),
-                                          [load(self.ct(var, path)),
-                                           _sub(load(self.inputs[var]), path)])))
+            name = self.names.fresh(f"grad_{var}")
+            out.append(assign(name, _call(_ajx("cotangent_like"), [
+                load(self.ct(var, path)), _sub(load(self.inputs[var]), path)])))
             return load(name)
-        if isinstance(t, (SequenceType, TreeType)):
-            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
-            kids = t.elts if isinstance(t, SequenceType) else t.children
-            parts = [self._final_leaf(var, path + (k,), c, out) for k, c in zip(keys, kids)]
-            if isinstance(t, SequenceType):
-                return gast.Tuple(elts=parts, ctx=gast.Load())
-            return gast.Dict(keys=[const(k) for k in keys], values=parts)
-        return const(None)
+        return self.assemble(t, leaf)
 
     # --- forward sweep -----------------------------------------------------------------------
     def forward(self, stmts):
@@ -409,20 +398,6 @@ class ReverseMode:
             return stmts + self.call_adjoint(s, callee, target, t, val)
         return stmts + self.structural_adjoint(s, target, t)
 
-    # cotangent bookkeeping
-    def take(self, target, t, stmts, z_expr=None):
-        """Read and reset the cotangent of ``target``; return an expression for it."""
-        if isinstance(t, ArrayType):
-            g = self.names.fresh("g")
-            d = self.ct(target)
-            source = load(d) if z_expr is None else _call(_ajx("cotangent_like"),
-                                                          [load(d), z_expr])
-            stmts.append(assign(g, source))
-            if target in self.unsafe:
-                stmts.append(assign(d, const(0.0)))
-            return load(g)
-        raise self.error(None, "internal: take of a container")
-
     def contribute(self, atom, expr, stmts, unbroadcast, like=None):
         """``d_atom += expr`` for a floating-point variable ``atom``; ``like`` is the value
         the operand had (what a broadcast cotangent is summed back to)."""
@@ -521,40 +496,18 @@ class ReverseMode:
         return stmts
 
     def container_seed(self, target, t, stmts, z_expr):
-        """The cotangent of ``target`` as one value (a container for container results)."""
-        if isinstance(t, ArrayType):
-            return self.take(target, t, stmts, z_expr)
-        if isinstance(t, (SequenceType, TreeType)):
-            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
-            kids = t.elts if isinstance(t, SequenceType) else t.children
-            parts = []
-            for k, c in zip(keys, kids):
-                parts.append(self._seed_part(target, (k,), c, stmts, z_expr))
-            if isinstance(t, SequenceType):
-                return gast.Tuple(elts=parts, ctx=gast.Load())
-            return gast.Dict(keys=[const(k) for k in keys], values=parts)
-        return const(0.0)
-
-    def _seed_part(self, target, path, t, stmts, z_expr):
-        if isinstance(t, ArrayType):
-            if t.dtype.kind not in "fc":
-                return const(0.0)
+        """Read (and, for an overwritten variable, reset) the cotangent of ``target``, as one
+        value shaped like ``z_expr``, the value the statement made (a tuple for split)."""
+        def leaf(path, leaf_type):
+            if leaf_type.dtype.kind not in "fc":
+                return const(None)
             g = self.names.fresh("g")
-            stmts.append(assign(g, _call(_ajx("cotangent_like"),
-                                         [load(self.ct(target, path)),
-                                          _sub(anno.clean_copy(z_expr), path)])))
+            stmts.append(assign(g, _call(_ajx("cotangent_like"), [
+                load(self.ct(target, path)), _sub(anno.clean_copy(z_expr), path)])))
             if target in self.unsafe:
                 stmts.append(assign(self.ct(target, path), const(0.0)))
             return load(g)
-        if isinstance(t, (SequenceType, TreeType)):
-            keys = range(len(t.elts)) if isinstance(t, SequenceType) else t.keys
-            kids = t.elts if isinstance(t, SequenceType) else t.children
-            parts = [self._seed_part(target, path + (k,), c, stmts, z_expr)
-                     for k, c in zip(keys, kids)]
-            if isinstance(t, SequenceType):
-                return gast.Tuple(elts=parts, ctx=gast.Load())
-            return gast.Dict(keys=[const(k) for k in keys], values=parts)
-        return const(0.0)
+        return self.assemble(t, leaf)
 
     def structural_adjoint(self, s, target, t):
         """Copies, tuple/dict displays, static indexing of containers, float(x)."""
