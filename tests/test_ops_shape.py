@@ -6,11 +6,10 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax._src.errors import ShapeError
-from astjax._src.ir.types import ArrayType, SequenceType, Static, array_type, type_of_value
-from astjax._src.ops.registry import METHODS, NAMESPACE, REGISTRY, op_for_object
-from astjax._src.runtime.eager import abstract_param
+from astjax._src.ir.types import ArrayType, SequenceType, Static, array_type
+from astjax._src.ops.registry import METHODS, REGISTRY, op_for_object
 
-from .op_checks import DYN, agree, check, f32, f64, i32, rand  # noqa: F401
+from .op_checks import DYN, check, f32, i32
 
 
 

@@ -19,7 +19,6 @@ compiled like user code and can be differentiated again.
 import inspect
 
 import gast
-import numpy as np
 
 from ..errors import TypeCheckError
 from ..frontend.naming import Names, assign, const, load, store

@@ -40,7 +40,6 @@ def content_key(source, *extra):
 
 def load_module(source, stem, namespace=None):
     """Write ``source`` to the cache (if not already there) and import it as a module."""
-    from .. import __name__ as _  # noqa: F401  (keeps import order explicit)
     key = content_key(source)
     name = f"{_PACKAGE}.{stem}_{key}"
     module = sys.modules.get(name)

@@ -3,7 +3,6 @@ import copy
 import os
 import sys
 
-import gast
 
 from .anf import ANF, local_names
 from .desugar import Desugar, check_supported
@@ -49,7 +48,3 @@ def to_anf(fn):
 
 def clear_cache():
     _CACHE.clear()
-
-
-def is_function_node(node):
-    return isinstance(node, gast.FunctionDef)

@@ -9,7 +9,6 @@ one type at each merge point (what Numba needs, and what JAX's cond requires).
 Errors name the user's line.
 """
 import builtins
-import math
 import operator
 import types as pytypes
 
@@ -19,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import ShapeError, TypeCheckError
 from ..frontend import anf as anf_mod
-from ..frontend.naming import assign, load
+
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
 from . import anno
@@ -45,7 +44,6 @@ _AT_OPS = {"set": "at_set", "add": "at_add", "subtract": "at_subtract",
            "divide": "at_divide", "power": "at_power", "min": "at_min", "max": "at_max"}
 _MAX_ITERATIONS = 20
 _NOT_GIVEN = object()
-INT = None  # set per call: the default int type of dynamic Python ints
 
 
 def _dyn_int():

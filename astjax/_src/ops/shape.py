@@ -4,7 +4,6 @@ Sizes are symbolic (see ``ir.types``): the rules below compute ranks and which
 dims are known to be 1, and leave size mismatches to NumPy at run time. The
 helpers at the top are shared with ``linalg`` and ``indexing``.
 """
-import inspect
 import operator
 
 import numpy as np
