@@ -12,7 +12,6 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax._src.errors import ShapeError
-from astjax._src.ir.types import ArrayType, Static
 from astjax._src.ops import registry
 
 
