@@ -164,3 +164,9 @@ def logical(x, a, b):
     if not (a > 0):
         x = x * 2.0
     return x
+
+
+def dict_items(params, x):
+    (ka, a), (kb, b) = params.items()
+    first, second = params.values()
+    return a * x - b, first - second, ka + kb

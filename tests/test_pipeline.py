@@ -70,6 +70,15 @@ def test_pytree_arguments_and_outputs():
     check(P.dict_and_tuple, params, (X, Y))
 
 
+def test_dict_items_follow_sorted_keys():
+    """As in JAX, a dict's entries come in sorted key order (Python would use insertion)."""
+    params = {"b": np.float32(2.0), "a": np.ones(5, np.float32)}
+    out, diff, keys = astjax.jit(P.dict_items)(params, X)
+    np.testing.assert_allclose(out, X - 2.0, rtol=1e-6)
+    np.testing.assert_allclose(diff, np.ones(5) - 2.0)
+    assert keys == "ab"
+
+
 def test_dtypes_follow_jax():
     i = np.arange(4, dtype=np.int32)
     f = np.ones(4, np.float32)

@@ -9,7 +9,6 @@ def break_continue(x, n):  # programs.py:62 (f32[_], i32[]~) -> f32[_]
     brk0 = False  # programs.py:64
     i0 = 0  # programs.py:64
     stop0 = n  # programs.py:64
-    step0 = 1  # programs.py:64
     t0 = True  # programs.py:64
     t0 = 0 < stop0  # programs.py:64
     cond0 = t0  # programs.py:64

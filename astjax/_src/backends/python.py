@@ -57,6 +57,11 @@ class PythonEmitter:
     # --- functions and statements ------------------------------------------------------------
     def function(self, spec):
         self.spec = spec
+        # variables read somewhere as run-time values; a constant assigned to any other
+        # variable is only ever printed as a literal, so its assignment is not emitted
+        self.read_at_run_time = {n.id for n in gast.walk(spec.fdef) if isinstance(n, gast.Name)
+                                 and isinstance(n.ctx, gast.Load)
+                                 and not isinstance(anno.get(n, "type"), Static)}
         self.file = os.path.basename(spec.parsed.filename)
         params = ", ".join(a.id for a in spec.fdef.args.args)
         types_ = ", ".join(str(t) for t in spec.arg_types)
@@ -79,7 +84,11 @@ class PythonEmitter:
 
     def statement(self, s, depth):
         if isinstance(s, gast.Assign):
-            return [self.line(f"{s.targets[0].id} = {self.rhs(s.value)}", depth, s)]
+            target = s.targets[0]
+            if isinstance(anno.get(target, "type"), Static) and \
+                    target.id not in self.read_at_run_time:
+                return []
+            return [self.line(f"{target.id} = {self.rhs(s.value)}", depth, s)]
         if isinstance(s, gast.Expr):
             return [self.line(self.rhs(s.value), depth, s)]
         if isinstance(s, gast.Return):
@@ -181,6 +190,17 @@ class PythonEmitter:
         conversion = anno.get(node, "scalar_conversion")
         if conversion:
             return f"{conversion}({self.atom(node.args[0])})"
+        view = anno.get(node, "dict_view")
+        if view is not None:  # d.items() etc., in the sorted key order the types follow
+            kind, keys = view
+            d = self.atom(node.func.value)
+            parts = {"keys": [self.literal(k) for k in keys],
+                     "values": [f"{d}[{self.literal(k)}]" for k in keys],
+                     "items": [f"({self.literal(k)}, {d}[{self.literal(k)}])" for k in keys]}
+            return "[" + ", ".join(parts[kind]) + "]"
+        if isinstance(node, gast.BinOp):  # tuple arithmetic: x.shape + (1,)
+            symbol = {gast.Add: "+", gast.Mult: "*"}[type(node.op)]
+            return f"{self.atom(node.left)} {symbol} {self.atom(node.right)}"
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
             return f"not {self.atom(node.operand)}"
         if isinstance(node, gast.Attribute):

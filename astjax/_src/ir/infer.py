@@ -579,6 +579,7 @@ class FunctionTyper:
                                                                           "items"):
             parts = {"keys": [Static(k) for k in t.keys], "values": list(t.children),
                      "items": [SequenceType((Static(k), c)) for k, c in zip(t.keys, t.children)]}
+            anno.set_(node, "dict_view", (f.attr, t.keys))  # in JAX's (sorted) key order
             return SequenceType(tuple(parts[f.attr]), "list")
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
 
