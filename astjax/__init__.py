@@ -5,6 +5,7 @@ from ._src.runtime.api_runtime import (block_until_ready, default_backend, devic
                                        device_get, device_put, devices, local_devices)
 from ._src.api import jit, make_source
 from ._src.ad.api import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from ._src.ad.custom import custom_jvp, custom_vjp
 from . import lax, numpy, nn, test_util, tree_util  # noqa: F401
 
 __version__ = "0.1.0"

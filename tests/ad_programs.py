@@ -2,7 +2,7 @@
 import numpy as np
 
 import astjax.numpy as jnp
-from astjax import lax
+from astjax import custom_jvp, custom_vjp, lax
 
 
 def poly(x):
@@ -125,3 +125,38 @@ def recursive(x, n):
 
 def stopped(x):
     return jnp.sum(x * lax.stop_gradient(x))
+
+
+@custom_vjp
+def clipped_grad_sin(x):
+    return jnp.sin(x)
+
+
+def _clip_fwd(x):
+    return jnp.sin(x), jnp.cos(x)
+
+
+def _clip_bwd(cos_x, g):
+    return (jnp.clip(g * cos_x, -0.1, 0.1),)
+
+
+clipped_grad_sin.defvjp(_clip_fwd, _clip_bwd)
+
+
+def uses_custom_vjp(x):
+    return jnp.sum(clipped_grad_sin(x) * 3.0)
+
+
+@custom_jvp
+def safe_log1pexp(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@safe_log1pexp.defjvp
+def _safe_log1pexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return safe_log1pexp(x), t * (1.0 - 1.0 / (1.0 + jnp.exp(x)))
+
+
+def uses_custom_jvp(x):
+    return jnp.sum(safe_log1pexp(x) * x)

@@ -137,3 +137,18 @@ def _numpy_style_hessian(w):
 ])
 def test_forward_mode_against_finite_differences(fn, args, x64):
     check_grads(fn, args, modes=("fwd",))
+
+
+def test_custom_vjp_rule_is_used():
+    x = np.float32([0.0, 1.0, 3.0])
+    g = grad(P.uses_custom_vjp)(x)
+    np.testing.assert_allclose(g, np.clip(3.0 * np.cos(x), -0.1, 0.1), rtol=1e-6)
+    np.testing.assert_allclose(P.clipped_grad_sin(x), np.sin(x), rtol=1e-6)  # primal
+
+
+def test_custom_jvp_rule_drives_both_modes(x64):
+    x = np.array([-3.0, 0.5, 40.0])  # exp(40) overflows nothing in the rule's form
+    g = grad(P.uses_custom_jvp)(x)
+    sig = 1.0 / (1.0 + np.exp(-x))
+    np.testing.assert_allclose(g, np.log1p(np.exp(x)) + x * sig, rtol=1e-12)
+    check_grads(P.uses_custom_jvp, (np.array([-1.0, 0.3, 2.0]),))

@@ -42,7 +42,7 @@ class Grad(Jitted):
         spec = program.specialize(fn, arg_types)
         nums = _argnums_tuple(self.argnums, len(arg_types), self.kind)
         self._check(spec, arg_types, nums)
-        vjp_fn = vjp_function(spec, self.has_aux)
+        vjp_fn = vjp_function(spec, {0} if self.has_aux else None)
         params = [a.id for a in spec.fdef.args.args]
         namespace = {"_vjp": vjp_fn}
         r = "r"
@@ -63,7 +63,9 @@ class Grad(Jitted):
         else:
             result = gast.Tuple(elts=[value, grad], ctx=gast.Load()) if self.with_value \
                 else grad
-        call = gast.Call(func=load("_vjp"), args=[load(p) for p in params] + [const(1.0)],
+        seed = gast.Tuple(elts=[const(1.0), const(None)], ctx=gast.Load()) if self.has_aux \
+            else const(1.0)  # the output's cotangent; an aux output gets none
+        call = gast.Call(func=load("_vjp"), args=[load(p) for p in params] + [seed],
                          keywords=[])
         body = [assign(r, call), gast.Return(value=result)]
         for node in body:
@@ -137,6 +139,8 @@ class _Pullback:
     def __call__(self, cotangent):
         from ..api import Compiled
         from ..ir.types import type_of_value
+        if self.has_aux:
+            cotangent = (cotangent, None)  # the aux output gets no cotangent
         types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
         compiled = self.cache.get(types_)
         if compiled is None:
@@ -156,7 +160,7 @@ class _VjpTarget:
     def function_for(self, arg_types, program):
         primal_types = arg_types[:-1]
         fn = self.target.function_for(primal_types, program)
-        return vjp_function(program.specialize(fn, primal_types), self.has_aux)
+        return vjp_function(program.specialize(fn, primal_types), {0} if self.has_aux else None)
 
 
 def vjp(fun, *primals, has_aux=False):

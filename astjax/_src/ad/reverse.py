@@ -30,13 +30,28 @@ from . import adlib
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
 
-def vjp_function(spec, has_aux=False):
-    """The ``*_vjp`` SyntheticFunction of a typed specialization (cached)."""
-    key = (id(spec), has_aux)
+def vjp_function(spec, live=None):
+    """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
+
+    ``live``: None when the whole output gets a cotangent, else the keys of the
+    output tuple/dict elements that do (``{0}`` for has_aux); the rest count as zero.
+    """
+    live = None if live is None else frozenset(live)
+    custom = getattr(spec.fn, "custom_rule", None)
+    if custom is not None:  # custom_vjp / custom_jvp: the user's rule
+        key = (id(spec), "custom")
+        hit = _CACHE.get(key)
+        if hit is None or hit[0] is not spec:
+            fn = SyntheticFunction(f"{spec.name}_vjp", None, {}, spec.parsed)
+            _CACHE[key] = hit = (spec, fn)  # named first: the rule may call the function
+            custom.vjp_function(spec, fn)
+        return hit[1]
+    key = (id(spec), live)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
-        mode = ReverseMode(spec, has_aux)
-        fn = SyntheticFunction(f"{spec.name}_vjp", None, mode.namespace, spec.parsed)
+        mode = ReverseMode(spec, live)
+        suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
+        fn = SyntheticFunction(f"{spec.name}_vjp{suffix}", None, mode.namespace, spec.parsed)
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         mode.build(fn)
     return hit[1]
@@ -77,11 +92,11 @@ def literal_node(value):
 
 
 class ReverseMode:
-    def __init__(self, spec, has_aux=False):
+    def __init__(self, spec, live=None):
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
-        self.has_aux = has_aux
+        self.live = live
         self.names = Names(self.fdef)
         self.params = [a.id for a in self.fdef.args.args]
         self.unsafe = _overwritten(self.fdef)
@@ -126,17 +141,17 @@ class ReverseMode:
         # a reassigned parameter: keep its input value, which its cotangent is shaped like
         self.inputs = {p: (self.names.fresh(f"{p}_in") if p in self.unsafe else p)
                        for p in self.params}
+        self.useful = _liveness(self.fdef, out.id, self.live) \
+            if isinstance(out, gast.Name) else {}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         forward += self.forward(body[:-1])
         backward = []
         out_type = anno.get(out, "type")
-        # seed: the output's cotangent (only the first element with has_aux)
+        # seed: the output's cotangent (only its live elements)
         if isinstance(out, gast.Name):
-            seed_type = out_type.elts[0] if self.has_aux else out_type
-            seed_path = (0,) if self.has_aux else ()
-            for path, _ in float_leaves(seed_type):
-                backward.append(assign(self.ct(out.id, seed_path + path),
-                                       _sub(load(g), path)))
+            for path, _ in float_leaves(out_type):
+                if self.live is None or path[0] in self.live:
+                    backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
         backward += self.backward(body[:-1])
         grads = []
         for arg in self.fdef.args.args:
@@ -280,6 +295,8 @@ class ReverseMode:
 
     def needs_values(self, s):
         """Whether the backward sweep computes anything for ``s`` (and so reads values)."""
+        if s.targets[0].id not in self.useful:
+            return False
         value = s.value
         t = anno.get(s.targets[0], "type")
         if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
@@ -336,6 +353,8 @@ class ReverseMode:
 
     def append_adjoint(self, call):
         lst, item = call.func.value.id, call.args[0]
+        if lst not in self.useful:
+            return []
         if not (isinstance(item, gast.Name) and item.id in self.locals()
                 and any(True for _ in float_leaves(anno.get(item, "type")))):
             return []
@@ -358,6 +377,10 @@ class ReverseMode:
 
     def adjoint(self, s):
         target = s.targets[0].id
+        popped_from_live_list = anno.get(s.value, "list_pop") and \
+            s.value.func.value.id in self.useful  # its append's adjoint pops an entry
+        if target not in self.useful and not popped_from_live_list:
+            return []  # does not reach the output: its cotangent is zero
         t = anno.get(s.targets[0], "type")
         value = s.value
         leaves = list(float_leaves(t))
@@ -485,7 +508,7 @@ class ReverseMode:
             args.append(_renamed(node, val) if node is not None else literal_node(p.default))
         stmts = []
         seed = self.container_seed(target, t, stmts, val(target, old=False))
-        fn = vjp_function(callee)
+        fn = vjp_function(callee, self.useful.get(target))  # only the elements used here
         r = self.names.fresh("r")
         stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
         for k, name in enumerate(sig.parameters):
@@ -590,6 +613,59 @@ def _renamed(node, val):
                 setattr(n, field, [val(c.id) if isinstance(c, gast.Name) and
                                    isinstance(c.ctx, gast.Load) else c for c in child])
     return node
+
+
+def _liveness(fdef, out, keys=None):
+    """Which variables the output depends on (through values, not conditions), as
+    ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
+    tuple/dict are used. Only their statements need adjoints: the rest have zero cotangents."""
+    live = {out: None if keys is None else set(keys)}
+
+    def mark(name, key=None):
+        if name not in live:
+            live[name] = None if key is None else {key}
+            return True
+        current = live[name]
+        if current is None or key in current:
+            return False
+        if key is None:
+            live[name] = None
+        else:
+            current.add(key)
+        return True
+
+    def mark_all(node):
+        return any([mark(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)])
+
+    assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
+    appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
+               and anno.get(n.value, "list_append")]
+    changed = True
+    while changed:
+        changed = False
+        for s in assigns:
+            target, value = s.targets[0].id, s.value
+            if target not in live:
+                continue
+            keys_used = live[target]
+            if keys_used is not None and isinstance(value, (gast.Tuple, gast.List)):
+                for k in keys_used:
+                    if isinstance(k, int) and k < len(value.elts):
+                        changed |= mark_all(value.elts[k])
+            elif keys_used is not None and isinstance(value, gast.Dict):
+                for k, v in zip(value.keys, value.values):
+                    if getattr(k, "value", None) in keys_used:
+                        changed |= mark_all(v)
+            elif isinstance(value, gast.Subscript) and anno.get(value, "op") is None and \
+                    isinstance(value.value, gast.Name) and \
+                    _static_key(value.slice) is not None and keys_used is None:
+                changed |= mark(value.value.id, _static_key(value.slice))
+            else:
+                changed |= mark_all(value)
+        for call in appends:  # a value pushed on a live list is read when popped
+            if call.func.value.id in live:
+                changed |= mark_all(call.args[0])
+    return live
 
 
 def _overwritten(fdef):

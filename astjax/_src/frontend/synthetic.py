@@ -45,8 +45,9 @@ def function_def(name, params, body):
                             type_comment=None, type_params=[])
 
 
-def from_source(name, source, namespace, origin):
-    """A SyntheticFunction from Python source text (a template filled in by the caller).
+def from_source(name, source, namespace, origin, into=None):
+    """A SyntheticFunction from Python source text (a template filled in by the caller);
+    ``into``: an existing (named, not yet written) SyntheticFunction to fill instead.
 
     Its nodes take the location of ``origin``'s def, so what it does is reported at
     the user's function."""
@@ -55,4 +56,8 @@ def from_source(name, source, namespace, origin):
     for node in gast.walk(fdef):
         if isinstance(node, (gast.stmt, gast.expr)):
             node.lineno, node.col_offset = origin.node.lineno, 0
-    return SyntheticFunction(name, fdef, namespace, origin)
+    if into is None:
+        return SyntheticFunction(name, fdef, namespace, origin)
+    into.__globals__.update(namespace)
+    into.set_body(fdef)
+    return into

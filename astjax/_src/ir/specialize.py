@@ -47,6 +47,7 @@ class Program:
         if spec is not None:
             return spec  # while typing (recursion) its return type may still be UNKNOWN
         spec = Specialization(fn, arg_types, self._function_name(fn))
+        spec.program = self  # derivative rules specialize helpers of their own
         self.specs[key] = spec
         if self.entry is None:
             self.entry = spec

@@ -1,0 +1,105 @@
+"""custom_vjp and custom_jvp: user-supplied derivatives, as in JAX.
+
+Inside compiled code a custom function stands for a small generated wrapper
+that calls the primal; the wrapper carries the rule, and reverse mode
+(``reverse.vjp_function``) uses it instead of differentiating the primal:
+
+* custom_vjp: ``fwd(x...) -> (out, res)`` then ``bwd(res, g) -> cotangents``;
+* custom_jvp: the user's ``jvp(primals, tangents) -> (out, t_out)`` is linear in
+  the tangents, so the vjp of ``v -> t_out`` (reverse mode over the user's
+  rule, at v = 0) is ``J^T g``. Forward mode (jvp) is derived from reverse mode,
+  so it uses the rule too.
+"""
+import functools
+import inspect
+
+from ..frontend.synthetic import from_source
+
+
+class _Custom:
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.rule = None
+        self.wrappers = {}  # argument types -> the generated wrapper (one specialization each)
+
+    def __call__(self, *args, **kwargs):
+        from ..api import Jitted
+        return Jitted(self)(*args, **kwargs)
+
+    def function_for(self, arg_types, program):
+        if self.rule is None:
+            raise TypeError(f"{self.fun.__name__} is a {type(self).__name__.lower()} function "
+                            f"with no rule yet: call .{self.definer}(...) first")
+        wrapper = self.wrappers.get(arg_types)
+        if wrapper is not None:
+            return wrapper
+        names = list(inspect.signature(self.fun).parameters)
+        source = f"def {self.fun.__name__}({', '.join(names)}):\n" \
+                 f"    return _primal({', '.join(names)})\n"
+        parsed = _origin(self.fun)
+        wrapper = from_source(self.fun.__name__, source, {"_primal": self.fun}, parsed)
+        wrapper.custom_rule = self
+        self.wrappers[arg_types] = wrapper
+        return wrapper
+
+
+def _origin(fn):
+    from ..frontend.parse import parse_function
+    return parse_function(fn)
+
+
+class custom_vjp(_Custom):
+    """``@custom_vjp`` then ``f.defvjp(fwd, bwd)``."""
+    definer = "defvjp"
+
+    def defvjp(self, fwd, bwd):
+        self.rule = (fwd, bwd)
+        return self
+
+    def vjp_function(self, spec, into):
+        fwd, bwd = self.rule
+        params = [a.id for a in spec.fdef.args.args]
+        diff = [p for i, p in enumerate(params) if i not in self.nondiff_argnums]
+        fixed = [params[i] for i in self.nondiff_argnums]
+        cts = ", ".join(f"cts[{diff.index(p)}]" if p in diff else "None" for p in params)
+        source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
+                  f"    r = _fwd({', '.join(params)})\n"
+                  f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
+                  f"    return r[0], ({cts}{',' if len(params) == 1 else ''})\n")
+        return from_source(f"{spec.name}_vjp", source, {"_fwd": fwd, "_bwd": bwd},
+                           spec.parsed, into)
+
+
+class custom_jvp(_Custom):
+    """``@custom_jvp`` then ``@f.defjvp`` on ``jvp(primals, tangents) -> (out, t_out)``."""
+    definer = "defjvp"
+
+    def defjvp(self, jvp):
+        self.rule = jvp
+        return jvp
+
+    def vjp_function(self, spec, into):
+        from . import adlib
+        from .api import _zeros_like_expr
+        from .reverse import vjp_function
+        params = [a.id for a in spec.fdef.args.args]
+        n = len(params)
+        tup = lambda names: "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+        tangents = [f"t_{p}" for p in params]
+        # the tangent map v -> t_out, differentiated with respect to v
+        tangent_map = from_source(
+            f"{spec.name}_tangent_map",
+            f"def tangent_map({', '.join(params + tangents)}):\n"
+            f"    return _rule({tup(params)}, {tup(tangents)})[1]\n",
+            {"_rule": self.rule}, spec.parsed)
+        program = spec.program
+        zeros = [_zeros_like_expr(t, p) for p, t in zip(params, spec.arg_types)]
+        map_spec = program.specialize(tangent_map, spec.arg_types + spec.arg_types)
+        source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
+                  f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
+                  f"    return _primal({', '.join(params)}), "
+                  f"{tup([f'r[1][{n + k}]' for k in range(n)])}\n")
+        namespace = {"_map_vjp": vjp_function(map_spec), "_primal": self.fun, "_ajx": adlib}
+        return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
