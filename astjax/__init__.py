@@ -4,7 +4,8 @@ from ._src.runtime.array import Array
 from ._src.runtime.api_runtime import (block_until_ready, default_backend, device_count,
                                        device_get, device_put, devices, local_devices)
 from ._src.api import jit, make_source
-from ._src.ad.api import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from ._src.ad.api import (checkpoint, grad, hessian, jacfwd, jacrev, jvp, linearize, remat,
+                          value_and_grad, vjp)
 from ._src.ad.custom import custom_jvp, custom_vjp
 from . import lax, numpy, nn, test_util, tree_util  # noqa: F401
 

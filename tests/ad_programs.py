@@ -2,7 +2,7 @@
 import numpy as np
 
 import astjax.numpy as jnp
-from astjax import custom_jvp, custom_vjp, lax
+from astjax import checkpoint, custom_jvp, custom_vjp, lax
 
 
 def poly(x):
@@ -160,3 +160,26 @@ def _safe_log1pexp_jvp(primals, tangents):
 
 def uses_custom_jvp(x):
     return jnp.sum(safe_log1pexp(x) * x)
+
+
+def _step(x):
+    y = jnp.sin(x) * 0.9
+    z = jnp.tanh(y) + x * 0.1
+    return z * jnp.cos(z)
+
+
+_step_checkpointed = checkpoint(_step)
+
+
+def inline_loop(x, n):
+    for i in range(n):
+        y = jnp.sin(x) * 0.9
+        z = jnp.tanh(y) + x * 0.1
+        x = z * jnp.cos(z)
+    return jnp.sum(x)
+
+
+def checkpointed_loop(x, n):
+    for i in range(n):
+        x = _step_checkpointed(x)
+    return jnp.sum(x)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import astjax
-from astjax import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
+from astjax import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
 from astjax.test_util import check_grads
 
 from . import ad_programs as P
@@ -152,3 +152,24 @@ def test_custom_jvp_rule_drives_both_modes(x64):
     sig = 1.0 / (1.0 + np.exp(-x))
     np.testing.assert_allclose(g, np.log1p(np.exp(x)) + x * sig, rtol=1e-12)
     check_grads(P.uses_custom_jvp, (np.array([-1.0, 0.3, 2.0]),))
+
+
+def test_linearize(x64):
+    x = np.array([0.5, 1.0])
+    out, f_jvp = linearize(P.vector_out, x)
+    np.testing.assert_allclose(out, np.sin(x) * x)
+    np.testing.assert_allclose(f_jvp(np.array([1.0, 0.0])),
+                               [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0], rtol=1e-12)
+
+
+def test_checkpoint_same_gradient_and_no_stored_intermediates(x64):
+    x = np.linspace(-1.0, 1.0, 5)
+    np.testing.assert_allclose(grad(P.checkpointed_loop)(x, 6), grad(P.inline_loop)(x, 6),
+                               rtol=1e-12)
+    check_grads(P.checkpointed_loop, (x, 4), modes=("rev",))
+    # the checkpointed loop records only the carry: one tape, for x
+    src = astjax.make_source(grad(P.checkpointed_loop))(x, 6)
+    body = src[src.index("def checkpointed_loop_vjp"):]
+    body = body[:body.index("\ndef ")]
+    tapes = {line.split("=")[0].strip() for line in body.splitlines() if "= []" in line}
+    assert tapes == {"tape_x0"}, tapes

@@ -310,3 +310,28 @@ def jacfwd(fun, argnums=0):
 def hessian(fun, argnums=0):
     """``jacfwd(jacrev(fun))``, as in JAX."""
     return jacfwd(jacrev(fun, argnums), argnums)
+
+
+def linearize(fun, *primals):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``."""
+    out = Jitted(fun)(*primals)
+
+    def f_jvp(*tangents):
+        return jvp(fun, primals, tangents)[1]
+    return out, f_jvp
+
+
+class _Checkpointed(Jitted):
+    """``checkpoint(f)``: differentiating a call to it stores only the call's arguments; the
+    backward sweep recomputes f's intermediates (in f's own generated ``_vjp``). Every call
+    to a user function is such a boundary in astjax; this makes one where you want it."""
+
+
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
+    if policy is not None:
+        raise NotImplementedError("checkpoint(policy=...): astjax recomputes everything "
+                                  "inside a checkpointed function for now")
+    return _Checkpointed(fun, static_argnums)
+
+
+remat = checkpoint
