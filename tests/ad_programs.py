@@ -183,3 +183,10 @@ def checkpointed_loop(x, n):
     for i in range(n):
         x = _step_checkpointed(x)
     return jnp.sum(x)
+
+
+def nested_loops(x, n):
+    for i in range(n):
+        for j in range(i + 1):  # the inner trip count differs on every outer trip
+            x = jnp.sin(x) * 1.1 + j * 0.01
+    return jnp.sum(x)

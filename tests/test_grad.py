@@ -39,6 +39,7 @@ def test_seed_examples():
     (P.inplace, (X,)),
     (P.numpy_style, (X,)),
     (P.recursive, (X, 3)),
+    (P.nested_loops, (X, 4)),
 ])
 def test_vjp_against_finite_differences(fn, args, x64):
     check_grads(fn, args)
@@ -65,6 +66,7 @@ def test_second_order(x64):
     check_grads(P.loop_for, (X, 3), order=2, modes=("rev",))  # fwd: test_forward_mode
     assert float(grad(grad(P.poly))(1.0)) == 6.0
     assert float(grad(grad(grad(P.poly)))(1.0)) == 0.0
+    assert float(grad(grad(grad(grad(P.poly))))(1.0)) == 0.0
 
 
 def test_value_and_grad_argnums_has_aux():

@@ -103,6 +103,7 @@ class ReverseMode:
         self.tapes = {}
         self.cts = {}
         self.list_cts = set()  # cotangent variables that are lists (see list_ct)
+        self.loop_depth = 0    # while writing the forward sweep
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
         self.namespace["_ajx"] = adlib
@@ -212,9 +213,12 @@ class ReverseMode:
                 out.append(new)
                 out += self.push([s.test.id])
             elif isinstance(s, (gast.For, gast.While)):
-                trips = self.trips_name(s)
+                trips = self.trips_name(s, nested=self.loop_depth > 0)
                 out.append(assign(trips, const(0)))
-                body = self.forward(s.body) + [assign(trips, gast.BinOp(
+                self.loop_depth += 1
+                body = self.forward(s.body)
+                self.loop_depth -= 1
+                body += [assign(trips, gast.BinOp(
                     left=load(trips), op=gast.Add(), right=const(1)))]
                 if isinstance(s, gast.For):
                     loop = gast.For(target=anno.clean_copy(s.target),
@@ -235,11 +239,13 @@ class ReverseMode:
                 out.append(anno.clean_copy(s))
         return out
 
-    def trips_name(self, loop):
+    def trips_name(self, loop, nested=False):
         name = anno.get(loop, "trips")
         if name is None:
             name = self.names.fresh("trips")
             anno.set_(loop, "trips", name)
+            if nested:  # a loop inside a loop runs a different count on each outer trip
+                self.unsafe.add(name)
         return name
 
     def push(self, variables):
@@ -351,28 +357,46 @@ class ReverseMode:
         self.list_cts.add(name)
         return name
 
+    def list_leaves(self, lst):
+        """Float leaf paths of a list's elements over the whole function (its type grows as
+        items are appended): the adjoints of every append and every pop move exactly these,
+        so the cotangent list stays in step with the list."""
+        if not hasattr(self, "_list_paths"):
+            self._list_paths = {}
+            for n in gast.walk(self.fdef):
+                if anno.get(n, "list_append"):
+                    name, value_type = n.func.value.id, anno.get(n.args[0], "type")
+                elif isinstance(n, gast.Assign) and anno.get(n.value, "list_pop"):
+                    name, value_type = n.value.func.value.id, anno.get(n.targets[0], "type")
+                else:
+                    continue
+                paths = self._list_paths.setdefault(name, set())
+                paths.update(p for p, _ in float_leaves(value_type))
+        return sorted(self._list_paths.get(lst.id, ()), key=repr)
+
     def append_adjoint(self, call):
-        lst, item = call.func.value.id, call.args[0]
-        if lst not in self.useful:
-            return []
-        if not (isinstance(item, gast.Name) and item.id in self.locals()
-                and any(True for _ in float_leaves(anno.get(item, "type")))):
+        lst, item = call.func.value, call.args[0]
+        if lst.id not in self.useful:
             return []
         stmts = []
-        c = self.names.fresh("c")
-        stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst)), attr="pop",
-                                                    ctx=gast.Load()), [])))
-        self._add(item.id, (), load(c), stmts, False)
+        item_paths = {p for p, _ in float_leaves(anno.get(item, "type"))}
+        for path in reversed(self.list_leaves(lst)):
+            c = self.names.fresh("c")
+            stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst.id)),
+                                                        attr="pop", ctx=gast.Load()), [])))
+            if isinstance(item, gast.Name) and item.id in self.locals() and path in item_paths:
+                self._add(item.id, path, load(c), stmts, False)
         return stmts
 
     def pop_adjoint(self, s, target, t):
-        lst = s.value.func.value.id
+        lst = s.value.func.value
         stmts = []
-        for path, _ in float_leaves(t):
+        for path in self.list_leaves(lst):
             stmts.append(gast.Expr(value=_call(gast.Attribute(
-                value=load(self.list_ct(lst)), attr="append", ctx=gast.Load()),
+                value=load(self.list_ct(lst.id)), attr="append", ctx=gast.Load()),
                 [load(self.ct(target, path))])))
-            stmts.append(assign(self.ct(target, path), const(0.0)))
+            if target in self.unsafe:
+                stmts.append(assign(self.ct(target, path), const(0.0)))
         return stmts
 
     def adjoint(self, s):
