@@ -2,9 +2,10 @@
 
     .venv/bin/python benchmarks/checkpoint.py [steps] [size]
 
-The loop body is written inline (the tape records every intermediate of every step) and as a
+The loop body is written inline (the tape records every intermediate of every step), as a
 call to ``checkpoint(step)`` (the tape records only the carried x; the backward sweep
-recomputes the step's intermediates). Peak memory is Python's tracemalloc peak during the
+recomputes the step's intermediates), and as sqrt(n) checkpointed segments of sqrt(n) steps
+each (the outer tape holds n/k carries, one segment's backward holds k: O(sqrt(n)) memory). Peak memory is Python's tracemalloc peak during the
 gradient call (NumPy allocations are traced); time is the median of 5 calls after a warm-up.
 """
 import statistics
@@ -41,16 +42,31 @@ def checkpointed_loop(x, n):
     return jnp.sum(x)
 
 
-def measure(fn, x, n):
+def segment(x, k):
+    for i in range(k):
+        x = step_checkpointed(x)
+    return x
+
+
+segment_checkpointed = astjax.checkpoint(segment)
+
+
+def sqrt_checkpointed_loop(x, n, k):
+    for j in range(n // k):
+        x = segment_checkpointed(x, k)
+    return jnp.sum(x)
+
+
+def measure(fn, x, *args):
     g = astjax.grad(fn)
-    g(x, n)  # compile
+    g(x, *args)  # compile
     times = []
     for _ in range(5):
         t0 = time.perf_counter()
-        g(x, n)
+        g(x, *args)
         times.append(time.perf_counter() - t0)
     tracemalloc.start()
-    g(x, n)
+    g(x, *args)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return statistics.median(times), peak
@@ -62,15 +78,23 @@ def main():
     x = np.random.default_rng(0).standard_normal(size).astype(np.float32)
     t_plain, m_plain = measure(inline_loop, x, n)
     t_ckpt, m_ckpt = measure(checkpointed_loop, x, n)
-    np.testing.assert_allclose(astjax.grad(checkpointed_loop)(x, n),
-                               astjax.grad(inline_loop)(x, n), rtol=1e-5, atol=1e-6)
+    k = max(1, int(round(n ** 0.5)))
+    while n % k:
+        k -= 1
+    t_sqrt, m_sqrt = measure(sqrt_checkpointed_loop, x, n, k)
+    reference = astjax.grad(inline_loop)(x, n)
+    for got in (astjax.grad(checkpointed_loop)(x, n),
+                astjax.grad(sqrt_checkpointed_loop)(x, n, k)):
+        np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-6)
     carry = x.nbytes * n / 2**20
     print(f"grad through {n} steps on {size} float32 (python backend); carry per run "
           f"{carry:.1f} MiB")
     print(f"{'':14}{'peak MiB':>10}{'median s':>10}")
     print(f"{'plain tape':14}{m_plain / 2**20:10.1f}{t_plain:10.3f}")
     print(f"{'checkpoint':14}{m_ckpt / 2**20:10.1f}{t_ckpt:10.3f}")
+    print(f"{f'sqrt(n), k={k}':14}{m_sqrt / 2**20:10.1f}{t_sqrt:10.3f}")
     print(f"checkpoint / plain: memory {m_ckpt / m_plain:.2f}x, time {t_ckpt / t_plain:.2f}x")
+    print(f"sqrt(n) / plain:    memory {m_sqrt / m_plain:.2f}x, time {t_sqrt / t_plain:.2f}x")
 
 
 if __name__ == "__main__":

@@ -190,3 +190,18 @@ def nested_loops(x, n):
         for j in range(i + 1):  # the inner trip count differs on every outer trip
             x = jnp.sin(x) * 1.1 + j * 0.01
     return jnp.sum(x)
+
+
+def _segment(x, k):
+    for i in range(k):
+        x = _step_checkpointed(x)
+    return x
+
+
+_segment_checkpointed = checkpoint(_segment)
+
+
+def segmented_loop(x, n, k):
+    for j in range(n // k):
+        x = _segment_checkpointed(x, k)
+    return jnp.sum(x)

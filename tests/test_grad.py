@@ -169,6 +169,9 @@ def test_checkpoint_same_gradient_and_no_stored_intermediates(x64):
     np.testing.assert_allclose(grad(P.checkpointed_loop)(x, 6), grad(P.inline_loop)(x, 6),
                                rtol=1e-12)
     check_grads(P.checkpointed_loop, (x, 4), modes=("rev",))
+    # sqrt(n) checkpointing: checkpointed segments of k steps
+    np.testing.assert_allclose(grad(P.segmented_loop)(x, 9, 3), grad(P.inline_loop)(x, 9),
+                               rtol=1e-12)
     # the checkpointed loop records only the carry: one tape, for x
     src = astjax.make_source(grad(P.checkpointed_loop))(x, 6)
     body = src[src.index("def checkpointed_loop_vjp"):]
