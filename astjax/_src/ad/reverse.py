@@ -26,6 +26,7 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import ArrayType, SequenceType, Static, TreeType
 from . import adlib
+from .analysis import float_leaves, liveness, overwritten, static_key
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
@@ -57,19 +58,6 @@ def vjp_function(spec, live=None):
     return hit[1]
 
 
-def float_leaves(t, path=()):
-    """(path, type) of every floating-point array leaf of a type."""
-    if isinstance(t, ArrayType):
-        if t.dtype.kind in "fc":
-            yield path, t
-    elif isinstance(t, SequenceType):
-        for k, e in enumerate(t.elts):
-            yield from float_leaves(e, path + (k,))
-    elif isinstance(t, TreeType):
-        for k, c in zip(t.keys, t.children):
-            yield from float_leaves(c, path + (k,))
-
-
 def _sub(expr, path):
     for key in path:
         expr = gast.Subscript(value=expr, slice=const(key), ctx=gast.Load())
@@ -99,7 +87,7 @@ class ReverseMode:
         self.live = live
         self.names = Names(self.fdef)
         self.params = [a.id for a in self.fdef.args.args]
-        self.unsafe = _overwritten(self.fdef)
+        self.unsafe = overwritten(self.fdef)
         self.tapes = {}
         self.cts = {}
         self.list_cts = set()  # cotangent variables that are lists (see list_ct)
@@ -142,7 +130,7 @@ class ReverseMode:
         # a reassigned parameter: keep its input value, which its cotangent is shaped like
         self.inputs = {p: (self.names.fresh(f"{p}_in") if p in self.unsafe else p)
                        for p in self.params}
-        self.useful = _liveness(self.fdef, out.id, self.live) \
+        self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         forward += self.forward(body[:-1])
@@ -582,7 +570,7 @@ class ReverseMode:
                     move((key.value,), v.id, (), anno.get(v, "type"))
         elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name) and value.value.id in self.locals():
-            key = value.attr if isinstance(value, gast.Attribute) else _static_key(value.slice)
+            key = value.attr if isinstance(value, gast.Attribute) else static_key(value.slice)
             if key is None:
                 raise self.error(s, "differentiating through a container indexed at run time "
                                  "is not supported yet")
@@ -619,12 +607,6 @@ _BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multipl
                  "at_divide", "at_power", "unbroadcast", "cotangent_like"}
 
 
-def _static_key(index):
-    if isinstance(index, gast.Constant):
-        return index.value
-    return None
-
-
 def _renamed(node, val):
     node = anno.clean_copy(node)
     if isinstance(node, gast.Name):
@@ -637,84 +619,6 @@ def _renamed(node, val):
                 setattr(n, field, [val(c.id) if isinstance(c, gast.Name) and
                                    isinstance(c.ctx, gast.Load) else c for c in child])
     return node
-
-
-def _liveness(fdef, out, keys=None):
-    """Which variables the output depends on (through values, not conditions), as
-    ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
-    tuple/dict are used. Only their statements need adjoints: the rest have zero cotangents."""
-    live = {out: None if keys is None else set(keys)}
-
-    def mark(name, key=None):
-        if name not in live:
-            live[name] = None if key is None else {key}
-            return True
-        current = live[name]
-        if current is None or key in current:
-            return False
-        if key is None:
-            live[name] = None
-        else:
-            current.add(key)
-        return True
-
-    def mark_all(node):
-        return any([mark(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)])
-
-    assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
-    appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
-               and anno.get(n.value, "list_append")]
-    changed = True
-    while changed:
-        changed = False
-        for s in assigns:
-            target, value = s.targets[0].id, s.value
-            if target not in live:
-                continue
-            keys_used = live[target]
-            if keys_used is not None and isinstance(value, (gast.Tuple, gast.List)):
-                for k in keys_used:
-                    if isinstance(k, int) and k < len(value.elts):
-                        changed |= mark_all(value.elts[k])
-            elif keys_used is not None and isinstance(value, gast.Dict):
-                for k, v in zip(value.keys, value.values):
-                    if getattr(k, "value", None) in keys_used:
-                        changed |= mark_all(v)
-            elif isinstance(value, gast.Subscript) and anno.get(value, "op") is None and \
-                    isinstance(value.value, gast.Name) and \
-                    _static_key(value.slice) is not None and keys_used is None:
-                changed |= mark(value.value.id, _static_key(value.slice))
-            else:
-                changed |= mark_all(value)
-        for call in appends:  # a value pushed on a live list is read when popped
-            if call.func.value.id in live:
-                changed |= mark_all(call.args[0])
-    return live
-
-
-def _overwritten(fdef):
-    """Names assigned more than once, or inside a loop: their values must be recorded."""
-    counts = {a.id: 1 for a in fdef.args.args}
-    in_loop = set()
-
-    def visit(stmts, looping):
-        for s in stmts:
-            targets = []
-            if isinstance(s, gast.Assign):
-                targets = [s.targets[0].id]
-            elif isinstance(s, gast.For):
-                targets = [s.target.id]
-            for name in targets:
-                counts[name] = counts.get(name, 0) + 1
-                if looping or isinstance(s, gast.For):  # a loop index changes every trip
-                    in_loop.add(name)
-            if isinstance(s, (gast.For, gast.While)):
-                visit(s.body, True)
-            elif isinstance(s, gast.If):
-                visit(s.body, looping)
-                visit(s.orelse, looping)
-    visit(fdef.body, False)
-    return {n for n, c in counts.items() if c > 1} | in_loop
 
 
 def _locate(node, like):

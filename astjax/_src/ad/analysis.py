@@ -1,0 +1,102 @@
+"""Static analyses of typed A-normal form that reverse mode relies on."""
+import gast
+
+from ..ir import anno
+from ..ir.types import ArrayType, SequenceType, TreeType
+
+
+def float_leaves(t, path=()):
+    """(path, type) of every floating-point array leaf of a type."""
+    if isinstance(t, ArrayType):
+        if t.dtype.kind in "fc":
+            yield path, t
+    elif isinstance(t, SequenceType):
+        for k, e in enumerate(t.elts):
+            yield from float_leaves(e, path + (k,))
+    elif isinstance(t, TreeType):
+        for k, c in zip(t.keys, t.children):
+            yield from float_leaves(c, path + (k,))
+
+
+def static_key(index):
+    if isinstance(index, gast.Constant):
+        return index.value
+    return None
+
+
+def liveness(fdef, out, keys=None):
+    """Which variables the output depends on (through values, not conditions), as
+    ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
+    tuple/dict are used. Only their statements need adjoints: the rest have zero cotangents."""
+    live = {out: None if keys is None else set(keys)}
+
+    def mark(name, key=None):
+        if name not in live:
+            live[name] = None if key is None else {key}
+            return True
+        current = live[name]
+        if current is None or key in current:
+            return False
+        if key is None:
+            live[name] = None
+        else:
+            current.add(key)
+        return True
+
+    def mark_all(node):
+        return any([mark(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)])
+
+    assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
+    appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
+               and anno.get(n.value, "list_append")]
+    changed = True
+    while changed:
+        changed = False
+        for s in assigns:
+            target, value = s.targets[0].id, s.value
+            if target not in live:
+                continue
+            keys_used = live[target]
+            if keys_used is not None and isinstance(value, (gast.Tuple, gast.List)):
+                for k in keys_used:
+                    if isinstance(k, int) and k < len(value.elts):
+                        changed |= mark_all(value.elts[k])
+            elif keys_used is not None and isinstance(value, gast.Dict):
+                for k, v in zip(value.keys, value.values):
+                    if getattr(k, "value", None) in keys_used:
+                        changed |= mark_all(v)
+            elif isinstance(value, gast.Subscript) and anno.get(value, "op") is None and \
+                    isinstance(value.value, gast.Name) and \
+                    static_key(value.slice) is not None and keys_used is None:
+                changed |= mark(value.value.id, static_key(value.slice))
+            else:
+                changed |= mark_all(value)
+        for call in appends:  # a value pushed on a live list is read when popped
+            if call.func.value.id in live:
+                changed |= mark_all(call.args[0])
+    return live
+
+
+def overwritten(fdef):
+    """Names assigned more than once, or inside a loop: their values must be recorded."""
+    counts = {a.id: 1 for a in fdef.args.args}
+    in_loop = set()
+
+    def visit(stmts, looping):
+        for s in stmts:
+            targets = []
+            if isinstance(s, gast.Assign):
+                targets = [s.targets[0].id]
+            elif isinstance(s, gast.For):
+                targets = [s.target.id]
+            for name in targets:
+                counts[name] = counts.get(name, 0) + 1
+                if looping or isinstance(s, gast.For):  # a loop index changes every trip
+                    in_loop.add(name)
+            if isinstance(s, (gast.For, gast.While)):
+                visit(s.body, True)
+            elif isinstance(s, gast.If):
+                visit(s.body, looping)
+                visit(s.orelse, looping)
+    visit(fdef.body, False)
+    return {n for n, c in counts.items() if c > 1} | in_loop
