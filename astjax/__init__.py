@@ -8,5 +8,6 @@ from ._src.ad.api import (checkpoint, grad, hessian, jacfwd, jacrev, jvp, linear
                           value_and_grad, vjp)
 from ._src.ad.custom import custom_jvp, custom_vjp
 from . import lax, numpy, nn, test_util, tree_util  # noqa: F401
+from . import random  # noqa: F401
 
 __version__ = "0.1.0"

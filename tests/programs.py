@@ -170,3 +170,7 @@ def dict_items(params, x):
     (ka, a), (kb, b) = params.items()
     first, second = params.values()
     return a * x - b, first - second, ka + kb
+
+
+def shifts(k, n):
+    return (k << 3) >> n, 1 << 4

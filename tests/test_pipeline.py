@@ -56,6 +56,7 @@ def _assert_tree_close(got, expected, rtol):
     (P.lambda_fn, (X, Y)),
     (P.logical, (X, 1, -1)), (P.logical, (X, -1, -1)),
     (P.chained_compare, (0.5,)), (P.chained_compare, (1.5,)),
+    (P.shifts, (np.arange(5, dtype=np.int32), 2)),
 ])
 def test_program_matches_python(fn, args):
     check(fn, *args)

@@ -6,6 +6,7 @@ import os
 
 _DEFAULTS = {
     "jax_enable_x64": False,
+    "jax_threefry_partitionable": True,  # the PRNG's counter layout; on in current JAX
     "log_compiles": False,
     "debug_nans": False,
 }
@@ -46,7 +47,7 @@ class Config:
 
     def snapshot(self):
         """The values that change generated code (part of every specialization key)."""
-        return (self._values["jax_enable_x64"],)
+        return (self._values["jax_enable_x64"], self._values["jax_threefry_partitionable"])
 
 
 config = Config()

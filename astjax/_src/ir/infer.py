@@ -28,11 +28,13 @@ from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Stati
 _BINOPS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply",
            gast.Div: "true_divide", gast.FloorDiv: "floor_divide", gast.Mod: "remainder",
            gast.Pow: "power", gast.MatMult: "matmul", gast.BitAnd: "bitwise_and",
-           gast.BitOr: "bitwise_or", gast.BitXor: "bitwise_xor"}
+           gast.BitOr: "bitwise_or", gast.BitXor: "bitwise_xor", gast.LShift: "left_shift",
+           gast.RShift: "right_shift"}
 _PYOPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
           gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
           gast.Pow: operator.pow, gast.BitAnd: operator.and_, gast.BitOr: operator.or_,
-          gast.BitXor: operator.xor, gast.Lt: operator.lt, gast.LtE: operator.le,
+          gast.BitXor: operator.xor, gast.LShift: operator.lshift, gast.RShift: operator.rshift,
+          gast.Lt: operator.lt, gast.LtE: operator.le,
           gast.Gt: operator.gt, gast.GtE: operator.ge, gast.Eq: operator.eq,
           gast.NotEq: operator.ne, gast.Is: operator.is_, gast.IsNot: operator.is_not,
           gast.In: lambda a, b: a in b, gast.NotIn: lambda a, b: a not in b}

@@ -144,7 +144,8 @@ def _binary(name, reflected=False):
 for _dunder, _name in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
                        ("truediv", "true_divide"), ("floordiv", "floor_divide"),
                        ("mod", "remainder"), ("pow", "power"), ("matmul", "matmul"),
-                       ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor")]:
+                       ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                       ("lshift", "left_shift"), ("rshift", "right_shift")]:
     setattr(Array, f"__{_dunder}__", _binary(_name))
     setattr(Array, f"__r{_dunder}__", _binary(_name, reflected=True))
 for _dunder, _name in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),

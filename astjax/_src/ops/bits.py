@@ -1,0 +1,195 @@
+"""Bit-level and sorting ops that ``astjax.random`` needs: shifts, nextafter, frexp, ldexp,
+fma, argsort.
+
+Shifts follow XLA (and so JAX), not C: a shift by the bit width or more gives 0
+(``right_shift`` of a negative signed value gives -1), where NumPy's result is
+platform-defined. ``right_shift`` of an unsigned integer is a logical shift, as
+``lax.shift_right_logical``; of a signed one, arithmetic. Booleans shift as int8,
+as in JAX. None of these ops is differentiable.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..errors import ShapeError
+from ..ir.types import ArrayType, SequenceType, as_array_type
+from .registry import Op, elementwise, elementwise_rule
+from .shape import normalize_axis
+
+
+def _int_or_bool(name, dtype):
+    if dtype.kind not in "biu":
+        raise ShapeError(f"{name}() needs integer or boolean arrays, got {dtype}")
+
+
+def _float_only(name, dtype):
+    if dtype.kind == "c":
+        raise ShapeError(f"{name}() is not defined for complex arrays")
+
+
+def _shift_operands(x, y):
+    """Both operands in the promoted dtype (booleans shift as int8). NumPy, like XLA,
+    gives 0 (or -1 for a negative signed value shifted right) for amounts outside
+    [0, bits); a Python int amount is checked here since it cannot be cast first."""
+    dtype = np.result_type(x, y)  # NEP 50: a Python int takes the array's dtype
+    if dtype == np.bool_:
+        dtype = np.dtype(np.int8)
+    x = np.asarray(x).astype(dtype, copy=False)
+    if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
+        big = not 0 <= int(y) < dtype.itemsize * 8
+        return x, dtype.type(dtype.itemsize * 8 - 1 if big else int(y)), dtype, big
+    return x, np.asarray(y).astype(dtype, copy=False), dtype, False
+
+
+def _left_shift(x, y):
+    x, y, dtype, big = _shift_operands(x, y)
+    if big:
+        return np.zeros_like(x)
+    return np.asarray(np.left_shift(x, y)).astype(dtype, copy=False)
+
+
+def _right_shift(x, y):
+    x, y, dtype, big = _shift_operands(x, y)
+    if big and dtype.kind == "u":
+        return np.zeros_like(x)
+    return np.asarray(np.right_shift(x, y)).astype(dtype, copy=False)  # big: bits-1 fills
+
+
+def _shifted_dtype(dtype):
+    return np.dtype(np.int8) if dtype == np.bool_ else dtype
+
+
+left_shift = elementwise("left_shift", _left_shift, nin=2, out_dtype=_shifted_dtype,
+                         dtype_check=_int_or_bool, differentiable=False,
+                         aliases=(np.left_shift,))
+right_shift = elementwise("right_shift", _right_shift, nin=2, out_dtype=_shifted_dtype,
+                          dtype_check=_int_or_bool, differentiable=False,
+                          aliases=(np.right_shift,))
+left_shift.numpy_reference = np.left_shift
+right_shift.numpy_reference = np.right_shift
+
+
+def _nextafter(x, y):
+    """The next float after ``x`` towards ``y`` (in the promoted float dtype)."""
+    return np.nextafter(x, y)
+
+
+nextafter = elementwise("nextafter", _nextafter, nin=2, inexact=True, dtype_check=_float_only,
+                        differentiable=False, aliases=(np.nextafter,))
+
+
+# --- frexp / ldexp: a float's exponent, exactly ------------------------------------------------
+
+def _frexp(x):
+    """(mantissa in [0.5, 1) with x's sign, int32 exponent): x == mantissa * 2**exponent."""
+    m, e = np.frexp(x)
+    return (np.asarray(m), np.asarray(e).astype(np.int32))
+
+
+def _frexp_rule(x):
+    t = as_array_type(x)
+    if t.dtype.kind == "c":
+        raise ShapeError("frexp() is not defined for complex arrays")
+    dtype, weak = dtypes.to_inexact(t.dtype, t.weak)
+    return SequenceType((ArrayType(np.dtype(dtype), t.ones, weak),
+                         ArrayType(np.dtype(np.int32), t.ones, False)), "tuple")
+
+
+frexp = Op("frexp", _frexp, _frexp_rule, differentiable=False, aliases=(np.frexp,))
+
+
+def _ldexp(x1, x2):
+    """x1 * 2**x2, exactly (x2 an integer array)."""
+    x1 = np.asarray(x1)
+    return np.asarray(np.ldexp(x1, np.asarray(x2).astype(np.int32))).astype(x1.dtype, copy=False)
+
+
+def _ldexp_rule(x1, x2):
+    a, n = as_array_type(x1), as_array_type(x2)
+    if n.dtype.kind not in "iub":
+        raise ShapeError(f"ldexp(): the exponent must be an integer array, got {n.dtype}")
+    if a.dtype.kind == "c":
+        raise ShapeError("ldexp() is not defined for complex arrays")
+    from ..ir.types import broadcast_ones
+    dtype, weak = dtypes.to_inexact(a.dtype, a.weak)
+    return ArrayType(np.dtype(dtype), broadcast_ones(a, n), weak)
+
+
+ldexp = Op("ldexp", _ldexp, _ldexp_rule, operands=("x1", "x2"), promote=("x1",), inexact=True,
+           differentiable=False, aliases=(np.ldexp,))
+
+
+# --- fused multiply-add -----------------------------------------------------------------------
+
+def _two_product(a, b):
+    """p, e with p + e == a * b exactly (Dekker, Veltkamp's split; float64)."""
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split
+    ah = ah - (ah - a)
+    al = a - ah
+    bh = b * split
+    bh = bh - (bh - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+def _fma(x, y, z):
+    """``x * y + z`` rounded once, as XLA computes a multiply feeding an add (it fuses them
+    into an FMA instruction on CPUs and GPUs that have one). float16/float32: the product
+    is exact in float64 and the sum rounds twice only when it lands exactly between two
+    floats of the result type (about 2**-29 of inexact sums). float64: the exact product
+    and sum (error-free transformations) give the correctly rounded result but for rare
+    ties."""
+    dtype = np.result_type(x, y, z)
+    x, y, z = (np.asarray(v, dtype) for v in (x, y, z))
+    if dtype.kind != "f":
+        return np.asarray(x * y + z).astype(dtype, copy=False)
+    if dtype.itemsize <= 4:
+        wide = x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)
+        return np.asarray(wide).astype(dtype)
+    with np.errstate(all="ignore"):
+        p, e = _two_product(x, y)
+        s = p + z
+        bb = s - p
+        t = (p - (s - bb)) + (z - bb)
+        out = s + (t + e)
+        plain = x * y + z
+        return np.asarray(np.where(np.isfinite(out), out, plain)).astype(dtype, copy=False)
+
+
+def _fma_rule(x, y, z):
+    return _fma_op_rule(x, y, z, _op=fma)
+
+
+_fma_op_rule = elementwise_rule()
+fma = Op("fma", _fma, _fma_rule, operands=("x", "y", "z"), promote=("x", "y", "z"))
+# its VJP rule is registered by astjax._src.random.ad_rules (it needs the AD package)
+
+
+# --- argsort --------------------------------------------------------------------------------
+
+def argsort(a, axis=-1, stable=True):
+    """Indices that sort ``a`` along ``axis`` (ascending; equal elements keep their order,
+    as JAX's default ``stable=True``). The indices have the default integer dtype."""
+    a = np.asarray(a)
+    out = np.argsort(a, axis=axis, kind="stable")
+    return out.astype(dtypes.default_int(), copy=False)
+
+
+def _argsort_rule(a, axis=-1, stable=True):
+    if not isinstance(a, ArrayType) and not hasattr(a, "value"):
+        raise ShapeError("argsort(): a must be an array")
+    a = as_array_type(a)
+    if a.ndim == 0:
+        raise ShapeError("argsort(): needs an array of rank >= 1, got a scalar")
+    if a.dtype.kind == "c":
+        raise ShapeError("argsort(): complex arrays are not supported")
+    normalize_axis(axis, a.ndim, "argsort")
+    if stable is not True:
+        raise ShapeError("argsort(): only stable=True is supported")
+    return ArrayType(dtypes.default_int(), a.ones, False)
+
+
+Op("argsort", argsort, _argsort_rule, static=("axis", "stable"), differentiable=False,
+   aliases=(np.argsort,))
