@@ -76,6 +76,10 @@ def main():
     print("int32 * 2.5 (JAX dtypes)  ->", repr(ints * 2.5))
     print("x.at[1].set(10.)          ->", repr(x.at[1].set(10.0)), "(x is unchanged:", x, ")")
     print("nn.softmax(x)             ->", repr(nn.softmax(x)))
+    key = astjax.random.PRNGKey(0)
+    key, sub = astjax.random.split(key)
+    print("random.normal(sub, (3,))  ->", repr(astjax.random.normal(sub, (3,))),
+          "(bit for bit JAX's)")
 
     section("2. jit: your Python source, compiled (python backend for now)")
     data = np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32)
@@ -131,8 +135,8 @@ def main():
         print(f"{type(e).__name__}: {e}")
 
     section("Next")
-    print("Forward mode (jvp, jacfwd, hessian), the Numba CPU backend, vmap, random and the")
-    print("async runtime are the open issues; see README.md for what works today.")
+    print("The Numba CPU backend, vmap and the async device runtime are the open issues;")
+    print("see README.md for what works today.")
 
 
 if __name__ == "__main__":
