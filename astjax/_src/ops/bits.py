@@ -12,18 +12,9 @@ import numpy as np
 from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import ArrayType, SequenceType, as_array_type
+from .elementwise import _int_or_bool, _no_complex
 from .registry import Op, elementwise, elementwise_rule
 from .shape import normalize_axis
-
-
-def _int_or_bool(name, dtype):
-    if dtype.kind not in "biu":
-        raise ShapeError(f"{name}() needs integer or boolean arrays, got {dtype}")
-
-
-def _float_only(name, dtype):
-    if dtype.kind == "c":
-        raise ShapeError(f"{name}() is not defined for complex arrays")
 
 
 def _shift_operands(x, y):
@@ -73,7 +64,7 @@ def _nextafter(x, y):
     return np.nextafter(x, y)
 
 
-nextafter = elementwise("nextafter", _nextafter, nin=2, inexact=True, dtype_check=_float_only,
+nextafter = elementwise("nextafter", _nextafter, nin=2, inexact=True, dtype_check=_no_complex,
                         differentiable=False, aliases=(np.nextafter,))
 
 
