@@ -174,3 +174,7 @@ def dict_items(params, x):
 
 def shifts(k, n):
     return (k << 3) >> n, 1 << 4
+
+
+def add_words(k):
+    return k[0] + k[1]

@@ -80,6 +80,13 @@ def test_dict_items_follow_sorted_keys():
     assert keys == "ab"
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_integer_overflow_wraps_silently_as_in_jax():
+    k = np.array([2**32 - 1, 1], np.uint32)
+    assert int(astjax.jit(P.add_words)(k)) == 0
+    assert int(astjax.numpy.add(np.uint32(2**32 - 1), np.uint32(1))) == 0
+
+
 def test_dtypes_follow_jax():
     i = np.arange(4, dtype=np.int32)
     f = np.ones(4, np.float32)

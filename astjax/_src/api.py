@@ -136,7 +136,8 @@ class Jitted(Transformed):
         inputs = [v if isinstance(t, Static) else _convert_input(v)
                   for v, t in zip(values, compiled.arg_types)]
         try:
-            out = compiled.entry(*inputs)
+            with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
+                out = compiled.entry(*inputs)
         except Exception as e:
             locate_runtime_error(e)
             raise
