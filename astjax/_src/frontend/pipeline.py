@@ -44,7 +44,3 @@ def to_anf(fn):
             from ..backends.source import unparse
             dump("anf", parsed.node.name, unparse(fdef))
     return hit
-
-
-def clear_cache():
-    _CACHE.clear()

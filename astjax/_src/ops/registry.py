@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, SequenceType, Static, as_array_type, is_numeric
+from ..ir.types import ArrayType, SequenceType, as_array_type, broadcast_ones, is_numeric
 
 REGISTRY = {}        # name -> Op
 NAMESPACE = {}       # public jnp name -> Op (the op's own name plus register_name extras)
@@ -153,16 +153,10 @@ def op_for_object(obj):
     return _BY_OBJECT.get(id(obj))
 
 
-def lookup(name):
-    return REGISTRY[name]
 
 
 # --- shared shape/dtype rules ----------------------------------------------------------------
 
-def broadcast_types(op_name, *types):
-    """NumPy broadcasting of ranks, checking nothing about sizes (they are symbolic)."""
-    from ..ir.types import broadcast_ones
-    return broadcast_ones(*[as_array_type(t) for t in types])
 
 
 def elementwise_rule(out_dtype=None):
@@ -173,7 +167,7 @@ def elementwise_rule(out_dtype=None):
     """
     def rule(*operand_types, _op):
         arrays = [as_array_type(t) for t in operand_types]
-        ones = broadcast_types(_op.name, *arrays)
+        ones = broadcast_ones(*arrays)
         dtype, weak = _op.promoted_dtype(dict(zip(_op.operands, operand_types)))
         if out_dtype is None:
             return ArrayType(dtype, ones, weak)
@@ -242,12 +236,3 @@ def operand_casts(op, operand_types, runtime_scalar):
     if not has_dynamic:
         casts.update({name: dtype for name in literals})
     return casts
-
-
-def static_value(value, what):
-    """A param's static Python value, or a ShapeError saying it must be static."""
-    if isinstance(value, Static):
-        return value.value
-    if isinstance(value, (ArrayType, SequenceType)):
-        raise ShapeError(f"{what} must be known when the code is generated, not computed")
-    return value
