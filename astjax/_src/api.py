@@ -37,6 +37,18 @@ class Compiled:
         self.arg_types = arg_types
         self.out_type = spec.return_type
 
+    def run(self, values):
+        """Call the generated entry on the user's values; return Arrays."""
+        inputs = [v if isinstance(t, Static) else _convert_input(v)
+                  for v, t in zip(values, self.arg_types)]
+        try:
+            with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
+                out = self.entry(*inputs)
+        except Exception as e:
+            locate_runtime_error(e)
+            raise
+        return _wrap_output(out, self.out_type)
+
 
 class Transformed:
     """Shared machinery of decorators: argument typing, the specialization cache."""
@@ -133,15 +145,7 @@ class Jitted(Transformed):
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled_for(args, kwargs)
-        inputs = [v if isinstance(t, Static) else _convert_input(v)
-                  for v, t in zip(values, compiled.arg_types)]
-        try:
-            with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
-                out = compiled.entry(*inputs)
-        except Exception as e:
-            locate_runtime_error(e)
-            raise
-        return _wrap_output(out, compiled.out_type)
+        return compiled.run(values)
 
 
 def locate_runtime_error(exc):

@@ -9,7 +9,7 @@ import gast
 import numpy as np
 
 from .. import dtypes
-from ..api import Jitted, Transformed, _convert_input, _wrap_output
+from ..api import Jitted, Transformed
 from ..frontend.naming import assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir.types import ArrayType, Static
@@ -146,9 +146,7 @@ class _Pullback:
         if compiled is None:
             compiled = Compiled(_VjpTarget(self.target, self.has_aux), types_)
             self.cache[types_] = compiled
-        inputs = [_convert_input(v) for v in self.primals + (cotangent,)]
-        out = compiled.entry(*inputs)
-        return _wrap_output(out, compiled.out_type)[1]
+        return compiled.run(self.primals + (cotangent,))[1]
 
 
 class _VjpTarget:
@@ -253,8 +251,7 @@ def jvp(fun, primals, tangents):
     values = primals + tangents
     types_ = tuple(type_of_value(v) for v in values)
     compiled = Compiled(_JvpTarget(Transformed(fun)), types_)
-    out = compiled.entry(*[_convert_input(v) for v in values])
-    return _wrap_output(out, compiled.out_type)
+    return compiled.run(values)
 
 
 class _Jacobian(Jitted):
