@@ -7,7 +7,8 @@ from ._src.api import jit, make_source
 from ._src.ad.api import (checkpoint, grad, hessian, jacfwd, jacrev, jvp, linearize, remat,
                           value_and_grad, vjp)
 from ._src.ad.custom import custom_jvp, custom_vjp
+from ._src.batching.api import vmap
 from . import lax, numpy, nn, test_util, tree_util  # noqa: F401
-from . import random  # noqa: F401
+from . import profiler, random  # noqa: F401
 
 __version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""``astjax.profiler``: device memory profiles and traces (issue 7; not built yet)."""
