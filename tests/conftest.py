@@ -2,6 +2,10 @@ import pytest
 
 import astjax
 
+# jit runs the python backend in the suite (no Numba compile per test); the Numba backend
+# is tested against it in tests/test_numba_*.py, which switch backends explicitly
+astjax.config.update("astjax_jit_backend", "python")
+
 
 @pytest.fixture
 def x64():

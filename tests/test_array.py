@@ -109,4 +109,5 @@ def test_dump_prints_stages(tmp_path):
                          env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "ASTJAX_DUMP anf: f" in out.stderr and "t0 = np.sin(x)" in out.stderr
-    assert "ASTJAX_DUMP emit: f" in out.stderr and "jnp.sin(x)" in out.stderr
+    # jit's default backend is Numba: the emitted stage is a fused loop
+    assert "ASTJAX_DUMP emit: f" in out.stderr and "np.sin(x[i" in out.stderr

@@ -35,7 +35,7 @@ def _assert_tree_close(got, expected, rtol):
         np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=rtol, atol=1e-6)
 
 
-@pytest.mark.parametrize("fn,args", [
+CASES = [
     (P.arith, (X, Y)),
     (P.aug_assign, (X,)),
     (P.conditional_expr, (X, 1)), (P.conditional_expr, (X, -1)),
@@ -57,7 +57,10 @@ def _assert_tree_close(got, expected, rtol):
     (P.logical, (X, 1, -1)), (P.logical, (X, -1, -1)),
     (P.chained_compare, (0.5,)), (P.chained_compare, (1.5,)),
     (P.shifts, (np.arange(5, dtype=np.int32), 2)),
-])
+]
+
+
+@pytest.mark.parametrize("fn,args", CASES)
 def test_program_matches_python(fn, args):
     check(fn, *args)
 

@@ -5,6 +5,8 @@ backend replaces it in the jit issue without changing this interface.
 """
 import functools
 import inspect
+import sys
+import time
 
 import numpy as np
 
@@ -20,25 +22,71 @@ from .runtime.array import Array, to_numpy_input
 
 
 class Compiled:
-    """A generated module and its entry function for one abstract signature."""
+    """A generated module and its entry function for one abstract signature.
 
-    def __init__(self, target, arg_types):
+    ``backend="numba"`` emits fused loops compiled by Numba; where that backend has no
+    lowering (or Numba cannot compile the result) the python backend runs instead, and
+    ``log_compiles`` says why.
+    """
+
+    def __init__(self, target, arg_types, backend="python"):
+        self.target = target
+        self.arg_types = arg_types
+        self.backend = backend
+        self.fallback_reason = None
+        if backend == "numba":
+            from .backends.numba_cpu.emitter import Unsupported
+            try:
+                self._build("numba")
+                return
+            except Unsupported as e:
+                self._fall_back(str(e))
+                return
+        self._build("python")
+
+    def _build(self, backend):
+        start = time.perf_counter()
         program = Program()
-        fn = target.function_for(arg_types, program)
-        spec = program.specialize(fn, arg_types)
-        emitter = PythonEmitter(program)
+        fn = self.target.function_for(self.arg_types, program)
+        spec = program.specialize(fn, self.arg_types)
+        if backend == "numba":
+            from .backends.numba_cpu.emitter import NumbaEmitter
+            emitter = NumbaEmitter(program, spec)
+        else:
+            emitter = PythonEmitter(program)
         self.source = emitter.module_source()
         dump("emit", fn.__qualname__, self.source)
         namespace = {name: value for name, value, _ in program.captured.values()}
         namespace["__astjax_line_map__"] = emitter.line_map
         namespace.update({name: value for name, value in program.statics.values()})
-        module = load_module(self.source, spec.name, namespace)
+        source = self.source
+        if backend == "numba":
+            from .backends.numba_cpu import boundary
+            namespace = boundary.module_namespace(namespace)
+            source += boundary.key_comment(namespace)
+        module = load_module(source, spec.name, namespace)
         self.entry = getattr(module, spec.name)
-        self.arg_types = arg_types
+        self.backend = backend
+        self.name = fn.__qualname__
         self.out_type = spec.return_type
+        self.first_call = backend == "numba"
+        if config.log_compiles:
+            print(f"astjax: generated {backend} code for {self.name}"
+                  f"({', '.join(map(str, self.arg_types))}) in "
+                  f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
+
+    def _fall_back(self, reason):
+        self.fallback_reason = reason
+        if config.log_compiles:
+            print(f"astjax: {getattr(self.target, '__name__', self.target)}: the numba "
+                  f"backend cannot compile this ({reason}); using the python backend",
+                  file=sys.stderr)
+        self._build("python")
 
     def run(self, values):
         """Call the generated entry on the user's values; return Arrays."""
+        if self.backend == "numba":
+            return self._run_numba(values)
         inputs = [v if isinstance(t, Static) else _convert_input(v)
                   for v, t in zip(values, self.arg_types)]
         try:
@@ -48,6 +96,26 @@ class Compiled:
             locate_runtime_error(e)
             raise
         return _wrap_output(out, self.out_type)
+
+    def _run_numba(self, values):
+        from .backends.numba_cpu import boundary
+        inputs = [boundary.to_numba(v, t) for v, t in zip(values, self.arg_types)
+                  if not isinstance(t, Static)]
+        if self.first_call:  # Numba compiles now; a failure there is ours, not the user's
+            import numba
+            start = time.perf_counter()
+            try:
+                out = self.entry(*inputs)
+            except numba.core.errors.NumbaError as e:
+                self._fall_back(f"Numba: {str(e).splitlines()[0]}")
+                return self.run(values)
+            self.first_call = False
+            if config.log_compiles:
+                print(f"astjax: Numba compiled {self.name} in "
+                      f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
+        else:
+            out = self.entry(*inputs)
+        return boundary.wrap_output(out, self.out_type)
 
 
 class Transformed:
@@ -87,6 +155,10 @@ class Transformed:
         # as in JAX, a default the caller did not pass is a constant of the function
         return ba, set(ba.arguments) - given
 
+    def backend_now(self):
+        """Transforms called outside jit run generated NumPy code (no compile wait)."""
+        return "python"
+
     def compiled_for(self, args, kwargs):
         ba, defaulted = self.bind(args, kwargs)
         values, types_ = [], []
@@ -110,7 +182,7 @@ class Transformed:
         key = (tuple(types_), config.snapshot())
         compiled = self.cache.get(key)
         if compiled is None:
-            compiled = Compiled(self, tuple(types_))
+            compiled = Compiled(self, tuple(types_), self.backend_now())
             self.cache[key] = compiled
         return compiled, values
 
@@ -142,6 +214,9 @@ def _wrap_output(value, t):
 
 class Jitted(Transformed):
     """``jit(f)``; inside other compiled code it is ``f`` itself."""
+
+    def backend_now(self):
+        return config.astjax_jit_backend
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled_for(args, kwargs)

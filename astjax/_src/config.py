@@ -9,13 +9,24 @@ _DEFAULTS = {
     "jax_threefry_partitionable": True,  # the PRNG's counter layout; on in current JAX
     "log_compiles": False,
     "debug_nans": False,
+    # asynchronous dispatch of jitted calls (runtime/dispatch.py): a call whose array
+    # arguments hold at least astjax_async_min_bytes bytes goes to its device's worker
+    "astjax_async_dispatch": True,
+    "astjax_async_min_bytes": 1 << 22,  # 4 MiB: benchmarks/dispatch_async.py
+    # record each Array's creation site (user file:line) for memory profiles
+    "astjax_record_allocation_sites": True,
+    # what jit compiles to: "numba" (fused loops, njit) or "python" (generated NumPy code)
+    "astjax_jit_backend": "numba",
 }
+_CHOICES = {"astjax_jit_backend": ("numba", "python")}
 
 
 def _env_bool(name, default):
     value = os.environ.get(name.upper())
     if value is None:
         return default
+    if not isinstance(default, bool):
+        return value
     return value.lower() in ("1", "true", "yes", "on")
 
 
@@ -28,6 +39,9 @@ class Config:
         if name not in self._values:
             known = ", ".join(sorted(self._values))
             raise AttributeError(f"astjax.config has no option {name!r}; known options: {known}")
+        if name in _CHOICES and value not in _CHOICES[name]:
+            raise ValueError(f"astjax.config {name} must be one of {_CHOICES[name]}, "
+                             f"got {value!r}")
         self._values[name] = value
         for listener in self._listeners:
             listener(name, value)
@@ -47,7 +61,8 @@ class Config:
 
     def snapshot(self):
         """The values that change generated code (part of every specialization key)."""
-        return (self._values["jax_enable_x64"], self._values["jax_threefry_partitionable"])
+        return (self._values["jax_enable_x64"], self._values["jax_threefry_partitionable"],
+                self._values["astjax_jit_backend"])
 
 
 config = Config()

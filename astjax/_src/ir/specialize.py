@@ -162,7 +162,7 @@ def _block(stmts):
                 out.append(s)
                 t = anno.get(s.value, "type")
                 name = s.targets[0].id
-                out.append(cast_statement(name, name, t.dtype, s, t.ones))
+                out.append(cast_statement(name, name, t.dtype, s, t.ones, from_type=t))
                 continue
         out.append(s)
     return out
@@ -178,10 +178,12 @@ def _mixed_sequence_operand(value):
         for t in types.values())
 
 
-def cast_statement(name, from_node_name, dtype, like, ones=()):
+def cast_statement(name, from_node_name, dtype, like, ones=(), from_type=None):
     """``name = jnp.astype(source, dtype)`` with its annotations."""
     op = REGISTRY["astype"]
     src = load(from_node_name)
+    if from_type is not None:
+        anno.set_(src, "type", from_type)
     call = gast.Call(func=gast.Attribute(value=load(NUMPY_NAME), attr="astype",
                                          ctx=gast.Load()),
                      args=[src, gast.Constant(value=str(np.dtype(dtype)), kind=None)],
@@ -203,7 +205,7 @@ def _merge_casts(env, merged, where):
         if have is None or not isinstance(t, ArrayType) or not is_numeric(have):
             continue
         if as_array_type(have).dtype != t.dtype:
-            casts.append(cast_statement(name, name, t.dtype, where, t.ones))
+            casts.append(cast_statement(name, name, t.dtype, where, t.ones, from_type=have))
     return casts
 
 
@@ -222,10 +224,10 @@ def _promotion_casts(value, where):
             anno.set_(node, "typed_constant", np.dtype(dtype))
             continue
         tmp = f"{_id(node)}_as_{np.dtype(dtype).name}"
-        pre.append(cast_statement(tmp, _id(node), dtype, where,
-                                  as_array_type(types[name]).ones))
-        _replace_operand(value, node, tmp)
-        nodes[name] = load(tmp)
+        ones = as_array_type(types[name]).ones
+        pre.append(cast_statement(tmp, _id(node), dtype, where, ones, from_type=types[name]))
+        _replace_operand(value, node, tmp)  # also rebinds operand_nodes[name]
+        anno.set_(nodes[name], "type", ArrayType(np.dtype(dtype), ones, False))
     return pre
 
 

@@ -1,0 +1,1 @@
+"""The Numba CPU backend: typed ANF to fused scalar loop nests compiled with ``njit``."""

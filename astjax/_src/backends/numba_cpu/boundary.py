@@ -1,0 +1,76 @@
+"""Values crossing into and out of Numba-compiled code.
+
+Inside, 0-d arrays are scalars, containers (dicts, namedtuples, registered
+classes) are tuples of their children in flatten order, and static values are
+not passed at all. Arrays go in C-contiguous, so one compiled version serves
+every layout the user passes.
+"""
+import hashlib
+import sys
+
+import numba
+import numpy as np
+
+from ...ir.types import ArrayType, SequenceType, Static, TreeType
+from ...runtime.array import Array, to_numpy_input
+
+
+def to_numba(value, t):
+    if isinstance(t, ArrayType):
+        value = to_numpy_input(value)
+        if t.ndim == 0:
+            return np.asarray(value, dtype=t.dtype)[()]
+        value = np.asarray(value)
+        if value.dtype != t.dtype:
+            value = value.astype(t.dtype)
+        return value if value.flags.c_contiguous else np.ascontiguousarray(value)
+    if isinstance(t, Static):
+        return None
+    if isinstance(t, SequenceType):
+        return tuple(to_numba(v, e) for v, e in zip(value, t.elts))
+    if isinstance(t, TreeType):
+        from ...tree_util import flatten_one_level
+        children, _, _ = flatten_one_level(value)
+        return tuple(to_numba(v, e) for v, e in zip(children, t.children))
+    raise TypeError(f"cannot pass {type(value).__name__} to compiled code")
+
+
+def wrap_output(value, t):
+    if isinstance(t, ArrayType):
+        arr = np.asarray(value)
+        if arr.dtype != t.dtype:
+            arr = arr.astype(t.dtype)
+        return Array(arr, t.weak)
+    if isinstance(t, SequenceType):
+        items = [wrap_output(v, e) for v, e in zip(value, t.elts)]
+        return items if t.kind == "list" else tuple(items)
+    if isinstance(t, TreeType):
+        from ...tree_util import unflatten_one_level
+        return unflatten_one_level(t.node_type, t.aux,
+                                   [wrap_output(v, e) for v, e in zip(value, t.children)])
+    if isinstance(t, Static):
+        from ...api import _wrap_output
+        return _wrap_output(t.value, t)
+    return value
+
+
+def module_namespace(namespace):
+    """Captured 0-d arrays become scalars, as 0-d values are everywhere else."""
+    return {k: (v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v)
+            for k, v in namespace.items()}
+
+
+def key_comment(namespace):
+    """A last source line keying the module (and so Numba's disk cache) on what the source
+    does not show: captured arrays' contents and the versions that compile it."""
+    h = hashlib.sha256()
+    for name in sorted(namespace):
+        value = namespace[name]
+        if isinstance(value, (np.ndarray, np.generic)):
+            h.update(name.encode())
+            h.update(str(value.dtype).encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+    import astjax
+    versions = f"astjax {astjax.__version__}, numba {numba.__version__}, numpy " \
+               f"{np.__version__}, python {sys.version.split()[0]}"
+    return f"# {versions}; constants {h.hexdigest()[:16]}\n"

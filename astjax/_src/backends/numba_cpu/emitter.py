@@ -1,0 +1,209 @@
+"""Typed ANF to Numba-ready source.
+
+What changes from the python backend (whose statement walk this reuses):
+  * elementwise work becomes scalar loop nests: an elementwise result read once,
+    by the next elementwise op or reduction in the same block, is inlined into
+    that consumer's loop body instead of being stored (see ``fusion.py``), so
+    ``sum(1 / (1 + exp(-x)))`` is one loop with no temporaries;
+  * reductions are loops; 1-D/2-D products call BLAS through ``np.dot``;
+  * every constant is typed (``np.float32(0.5)``): Numba would widen to float64;
+  * 0-d values are scalars, containers (dicts, namedtuples) are tuples, and
+    static values are literals, never parameters.
+An op without a lowering raises ``Unsupported``; the caller then uses the
+python backend for the whole function (and says so when log_compiles is on).
+"""
+import gast
+import numpy as np
+
+from ...ir import anno
+from ...ir.types import ArrayType, SequenceType, Static, TreeType, as_array_type
+from ..python import PythonEmitter
+from . import fusion
+from .scalar import typed_literal
+
+_INDENT = "    "
+_DEPS = ["import math", "import numpy as np", "import numba as _nb",
+         "from astjax._src.backends.numba_cpu import runtime as _rt"]
+# literals Numba can type; anything else that is static is never needed at run time
+_NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic)
+
+
+def _joined_types(fdef):
+    """Variable -> its array type where branches or loop iterations meet."""
+    joined = {}
+    for s in gast.walk(fdef):
+        merge = anno.get(s, "merge") if isinstance(s, (gast.If, gast.For, gast.While)) else None
+        if merge is not None:
+            for name, t in merge[2].items():
+                if isinstance(t, ArrayType):
+                    joined[name] = t
+    return joined
+
+
+class Unsupported(Exception):
+    """The numba backend has no lowering for this; the python backend runs instead."""
+
+
+class NumbaEmitter(PythonEmitter):
+    backend = "numba"
+
+    def __init__(self, program, entry_spec):
+        super().__init__(program)
+        self.entry_spec = entry_spec  # what the caller calls; the rest is inlined into it
+
+    def emitted_specs(self):
+        if not hasattr(self, "_live"):
+            from .inline import Inliner
+            self._live = Inliner(self.program).run(self.entry_spec)
+        return self._live
+
+    def prelude(self):
+        return list(_DEPS)
+
+    def decorators(self, spec):
+        return ['@_nb.njit(cache=True, error_model="numpy")']
+
+    def parameters(self, spec):
+        return [a.id for a, t in zip(spec.fdef.args.args, spec.arg_types)
+                if not isinstance(t, Static)]
+
+    def function(self, spec):
+        self.names = fusion.Names(spec.fdef)
+        self.plan = fusion.plan(spec.fdef)
+        self.joined = _joined_types(spec.fdef)
+        return super().function(spec)
+
+    def block(self, stmts, depth):
+        lines = []
+        for s in stmts:
+            if s in self.plan.inlined:
+                continue
+            lines.extend(self.statement(s, depth))
+        return lines
+
+    def statement(self, s, depth):
+        if isinstance(s, gast.Assign) and anno.get(s.value, "op") is not None \
+                and not anno.has(s.value, "folded"):
+            target = s.targets[0]
+            if isinstance(anno.get(target, "type"), Static):
+                return []
+            return self.op_statement(target.id, s.value, s, depth)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            t = anno.get(s.targets[0], "type")
+            joined = self.joined.get(s.targets[0].id)
+            if isinstance(t, Static) and isinstance(t.value, (bool, int, float)) \
+                    and isinstance(joined, ArrayType) and joined.ndim == 0:
+                # a scalar that becomes dynamic where paths meet (a zero cotangent before a
+                # loop): give it its joined dtype, or Numba would widen float32 to float64
+                return [self.line(f"{s.targets[0].id} = "
+                                  f"{typed_literal(t.value, joined.dtype)}", depth, s)]
+        return super().statement(s, depth)
+
+    # --- values ------------------------------------------------------------------------------
+    def literal(self, value):
+        if isinstance(value, float) and not np.isfinite(value):
+            return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+        if isinstance(value, (np.floating, np.complexfloating)) and not np.isfinite(value):
+            return f"np.{value.dtype.name}({self.literal(value.item())})"
+        return super().literal(value)
+
+    def atom(self, node):
+        t = anno.get(node, "type")
+        if isinstance(t, Static) and not anno.get(node, "captured") \
+                and not isinstance(t.value, _NUMBA_LITERALS) \
+                and not (isinstance(t.value, tuple) and all(
+                    isinstance(v, _NUMBA_LITERALS) for v in t.value)):
+            return "None"  # a dtype, function, ...: only its static uses matter
+        return super().atom(node)
+
+    def rhs(self, node):
+        t = anno.get(node, "type")
+        builtin = anno.get(node, "builtin")
+        if builtin in ("minimum", "maximum"):
+            if any(as_array_type(anno.get(a, "type")).ndim for a in node.args
+                   if not isinstance(anno.get(a, "type"), (SequenceType, TreeType))):
+                raise Unsupported(f"builtin {builtin[:3]}() of arrays")
+            return f"{builtin[:3]}({', '.join(self.atom(a) for a in node.args)})"
+        if builtin == "sum":
+            raise Unsupported("builtin sum()")
+        if isinstance(node, gast.Attribute):
+            value_type = anno.get(node.value, "type")
+            if node.attr in ("shape", "size") and isinstance(value_type, ArrayType):
+                if value_type.ndim == 0:
+                    return "()" if node.attr == "shape" else "1"
+                return f"{self.atom(node.value)}.{node.attr}"
+            if isinstance(value_type, TreeType):
+                return f"{self.atom(node.value)}[{value_type.keys.index(node.attr)}]"
+        if isinstance(node, gast.Subscript):
+            value_type = anno.get(node.value, "type")
+            if isinstance(value_type, TreeType):
+                key = anno.get(node.slice, "type").value
+                return f"{self.atom(node.value)}[{value_type.keys.index(key)}]"
+        if isinstance(node, gast.Dict):
+            if not isinstance(t, TreeType):
+                raise Unsupported("dict value")
+            by_key = {anno.get(k, "type").value: v for k, v in zip(node.keys, node.values)}
+            inner = ", ".join(self.atom(by_key[k]) for k in t.keys)
+            return f"({inner},)" if len(t.keys) == 1 else f"({inner})"
+        if anno.get(node, "dict_view") is not None:
+            kind, keys = anno.get(node, "dict_view")
+            d = node.func.value
+            d_type = anno.get(d, "type")
+            if not isinstance(d_type, TreeType):
+                raise Unsupported("dict view")
+            parts = {"keys": [self.literal(k) for k in keys],
+                     "values": [f"{self.atom(d)}[{d_type.keys.index(k)}]" for k in keys],
+                     "items": [f"({self.literal(k)}, {self.atom(d)}[{d_type.keys.index(k)}])"
+                               for k in keys]}[kind]
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id in ("len", "tuple", "list") and len(node.args) == 1 \
+                and anno.get(node, "op") is None and anno.get(node, "callee") is None:
+            arg = self.atom(node.args[0])  # lists are tuples here; len works on both
+            return f"len({arg})" if node.func.id == "len" else arg
+        if isinstance(node, gast.Call) and anno.get(node, "callee") is None \
+                and anno.get(node, "op") is None and not anno.get(node, "list_pop") \
+                and not anno.get(node, "list_append") and builtin is None \
+                and not anno.get(node, "scalar_conversion"):
+            raise Unsupported(f"call {self.rhs_text(node)}")
+        return super().rhs(node)
+
+    def rhs_text(self, node):
+        from ..source import unparse
+        return unparse(node).strip()
+
+    def user_call(self, node, callee):
+        bound = self._bind_user_args(node, callee)
+        keep = [text for text, t in zip(bound, callee.arg_types) if not isinstance(t, Static)]
+        return f"{callee.name}({', '.join(keep)})"
+
+    # --- ops ---------------------------------------------------------------------------------
+    def op_statement(self, target, node, stmt, depth):
+        op = anno.get(node, "op")
+        out_type = anno.get(stmt.targets[0], "type")
+        where = f"{self.file}:{getattr(stmt, 'lineno', '?')}"
+        if op.name in fusion.FUSABLE and isinstance(out_type, ArrayType):
+            loop = fusion.Loop(self, out_type.ndim, where)
+            expr = loop.expression(node)
+            body = loop.elementwise(target, out_type, expr)
+        elif op.name in fusion.REDUCTIONS:
+            body = fusion.reduction(self, target, node, out_type, where)
+        else:
+            from .lowering import lower
+            body = lower(self, op, node, target, out_type, where)
+        first = self.line(body[0], depth, stmt)
+        return [first] + [_INDENT * depth + text for text in body[1:]]
+
+    def static_param(self, node, name, default=None):
+        resolved = anno.get(node, "resolved_params", {})
+        if name in resolved:
+            return resolved[name]
+        params = anno.get(node, "param_nodes")
+        if name not in params:
+            return default
+        value = params[name]
+        t = anno.get(value, "type")
+        if not isinstance(t, Static):
+            raise Unsupported(f"{anno.get(node, 'op').name}(): {name} computed at run time")
+        return t.value
+

@@ -1,0 +1,379 @@
+"""Loop fusion: elementwise ops and reductions as scalar loop nests.
+
+An elementwise result that is read exactly once, by a later elementwise op or
+reduction in the same block, at the same rank, and whose inputs are not
+reassigned in between, is not stored: its scalar expression is inlined into
+the consumer's loop. Every other elementwise result gets its own loop nest.
+
+Shapes are symbolic: a loop's sizes come from its array inputs at run time.
+Where two inputs share a dimension, ``_rt.bdim`` checks they broadcast and
+``_rt.bcast_to`` expands an input that turns out to be size 1 at run time
+(a no-op in the usual case), so indexing never goes out of bounds.
+"""
+import gast
+import numpy as np
+
+from ...ir import anno
+from ...ir.types import ArrayType, Static, as_array_type
+from ...ops.registry import REGISTRY
+from .scalar import cast, scalar_op, typed_literal
+
+_UNLOWERED = {"left_shift", "right_shift", "nextafter"}
+FUSABLE = {name for name, op in REGISTRY.items()
+           if op.family == "elementwise" and name not in _UNLOWERED} | {
+    "where", "astype", "clip", "stop_gradient", "cotangent_like"}
+REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
+_LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
+
+
+class Names:
+    """Fresh names for loop indices and sizes that no variable of the function uses."""
+
+    def __init__(self, fdef):
+        self.taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        self.counter = 0
+
+    def fresh(self, base):
+        while True:
+            name = f"{base}{self.counter}"
+            self.counter += 1
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+
+# --- which producers are inlined ---------------------------------------------------------------
+
+class Plan:
+    def __init__(self):
+        self.inlined = set()      # producer statements not emitted where they stand
+        self.producer = {}        # variable -> its inlined producer statement
+
+
+def _loads(node):
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)]
+
+
+def _stores(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Store)}
+
+
+def _fusable_assign(s):
+    if not isinstance(s, gast.Assign) or anno.has(s.value, "folded"):
+        return None
+    op = anno.get(s.value, "op")
+    return op if op is not None and (op.name in FUSABLE or op.name in REDUCTIONS) else None
+
+
+def plan(fdef):
+    load_count, store_count = {}, {}
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name):
+            counts = load_count if isinstance(n.ctx, gast.Load) else store_count
+            counts[n.id] = counts.get(n.id, 0) + 1
+    result = Plan()
+    for node in gast.walk(fdef):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                _plan_block(stmts, load_count, store_count, result)
+    return result
+
+
+def _plan_block(stmts, load_count, store_count, result):
+    reads = {}  # inlined variable -> every variable its expression reads
+    for i, s in enumerate(stmts):
+        op = _fusable_assign(s)
+        if op is None or op.name in REDUCTIONS:
+            continue
+        target = s.targets[0].id
+        t = anno.get(s.targets[0], "type")
+        if not isinstance(t, ArrayType) or t.ndim == 0 or load_count.get(target) != 1 \
+                or store_count.get(target) != 1:
+            continue
+        consumer = next((j for j in range(i + 1, len(stmts))
+                         if target in _loads(stmts[j])), None)
+        if consumer is None or _fusable_assign(stmts[consumer]) is None:
+            continue
+        operands = anno.get(stmts[consumer].value, "operand_nodes")
+        if not any(isinstance(v, gast.Name) and v.id == target for v in operands.values()):
+            continue
+        c_op = anno.get(stmts[consumer].value, "op")
+        c_type = anno.get(stmts[consumer].targets[0], "type")
+        loop_type = c_type if c_op.name not in REDUCTIONS else t
+        if not isinstance(loop_type, ArrayType) or loop_type.ones != t.ones:
+            continue  # inlining into a broadcast would recompute it per broadcast element
+        my_reads = set()
+        for name in _loads(s.value):
+            my_reads |= reads.get(name, {name})
+        if any(my_reads & _stores(stmts[k]) for k in range(i + 1, consumer)):
+            continue
+        reads[target] = my_reads
+        result.inlined.add(s)
+        result.producer[target] = s
+
+
+# --- loop nests --------------------------------------------------------------------------------
+
+class Loop:
+    """One loop nest of rank ``rank``: collects its array inputs while expressions are built."""
+
+    def __init__(self, emitter, rank, where):
+        self.emitter = emitter
+        self.rank = rank
+        self.where = where
+        self.leaves = {}      # array variable -> (type, marker)
+        self.shape_only = {}  # arrays that only give the loop its shape
+
+    # expressions
+    def expression(self, node):
+        """Scalar source of op call ``node`` for one element of the loop."""
+        op = anno.get(node, "op")
+        operands = anno.get(node, "operand_nodes")
+        out_dtype = as_array_type(anno.get(node, "type")).dtype
+        types = {name: anno.get(v, "type") for name, v in operands.items()}
+        promoted = op.promoted_dtype(types)
+        name = op.name
+        if name == "astype":
+            x = operands["x"]
+            return cast(self.operand(x), as_array_type(types["x"]).dtype, out_dtype)
+        if name in ("real", "imag", "conjugate") and \
+                as_array_type(types["x"]).dtype.kind != "c":  # no .imag on Numba floats
+            x = operands["x"]
+            if name == "imag":
+                self.operand(x)  # only for the loop's shape
+                return typed_literal(0, out_dtype)
+            return cast(self.operand(x), as_array_type(types["x"]).dtype, out_dtype)
+        if name == "cotangent_like":
+            like = operands["z"]
+            if as_array_type(types["z"]).ndim:
+                self.shape_only[self.emitter.atom(like)] = as_array_type(types["z"])
+            return self.operand(operands["d"], out_dtype)
+        if name == "clip":
+            text = self.operand(operands["arr"], promoted[0])
+            low = operands.get("min", operands.get("a_min"))
+            high = operands.get("max", operands.get("a_max"))
+            if low is not None and not _is_none(low):
+                text = f"_rt.maximum({text}, {self.operand(low, promoted[0])})"
+            if high is not None and not _is_none(high):
+                text = f"_rt.minimum({text}, {self.operand(high, promoted[0])})"
+            return text
+        args = []
+        for operand_name in op.operands:
+            v = operands[operand_name]
+            if name in _LOGICAL:
+                args.append(self.operand(v, np.bool_))
+            elif name == "where" and operand_name == "condition":
+                args.append(self.operand(v, np.bool_))
+            elif promoted is not None and operand_name in op.promote:
+                args.append(self.operand(v, promoted[0]))
+            else:
+                args.append(self.operand(v))
+        text = scalar_op(name, args, out_dtype)
+        if text is None:
+            from .emitter import Unsupported
+            raise Unsupported(f"{name} in a loop")
+        return text
+
+    def operand(self, node, dtype=None):
+        """Scalar source of an operand atom, cast to ``dtype`` when given."""
+        t = anno.get(node, "type")
+        if isinstance(t, Static) and not anno.get(node, "captured"):
+            if t.value is None:
+                from .emitter import Unsupported
+                raise Unsupported("None operand")
+            target = dtype if dtype is not None else as_array_type(t).dtype
+            return typed_literal(t.value, target)
+        t = as_array_type(t)
+        if isinstance(node, gast.Name) and node.id in self.emitter.plan.producer:
+            text = self.expression(self.emitter.plan.producer[node.id].value)
+        else:
+            name = self.emitter.atom(node)
+            if t.ndim == 0:
+                text = name
+            else:
+                marker = f"\0{len(self.leaves)}\0"
+                self.leaves.setdefault(name, (t, marker))
+                text = self.leaves[name][1]
+        return cast(text, t.dtype, dtype) if dtype is not None else text
+
+    # the nest
+    def header(self, dims=None):
+        """Lines computing sizes (and guarding broadcasts); returns (lines, sizes, leaf texts)."""
+        names = self.emitter.names
+        rank = self.rank
+        contributors = [[] for _ in range(rank)]
+        arrays = list(self.leaves.items()) + [(n, (t, None)) for n, t in self.shape_only.items()]
+        for name, (t, _) in arrays:
+            for k, one in enumerate(t.ones):
+                if not one:
+                    contributors[rank - t.ndim + k].append((name, k))
+        lines, sizes = [], []
+        for d in range(rank):
+            found = contributors[d]
+            if not found:
+                sizes.append("1")
+                continue
+            size = names.fresh("n")
+            text = f"{found[0][0]}.shape[{found[0][1]}]"
+            for name, k in found[1:]:
+                text = f"_rt.bdim({text}, {name}.shape[{k}], {self._mismatch()!r})"
+            lines.append(f"{size} = {text}")
+            sizes.append(size)
+        texts = {}
+        for name, (t, marker) in self.leaves.items():
+            shared = any(len(contributors[rank - t.ndim + k]) > 1
+                         for k, one in enumerate(t.ones) if not one)
+            array = name
+            if shared:
+                array = names.fresh(f"{name}_b")
+                shape = tuple("1" if one else sizes[rank - t.ndim + k]
+                              for k, one in enumerate(t.ones))
+                lines.append(f"{array} = _rt.bcast_to({name}, {_tuple(shape)})")
+            texts[marker] = (array, t)
+        return lines, sizes, texts
+
+    def _mismatch(self):
+        shapes = " and ".join(f"{t}" for t, _ in self.leaves.values())
+        return f"{self.where}: operands could not be broadcast together ({shapes})"
+
+    def indices(self):
+        return [self.emitter.names.fresh("i") for _ in range(self.rank)]
+
+    def substitute(self, expr, texts, idx):
+        for marker, (array, t) in texts.items():
+            sub = ", ".join("0" if one else idx[self.rank - t.ndim + k]
+                            for k, one in enumerate(t.ones))
+            expr = expr.replace(marker, f"{array}[{sub}]")
+        return expr
+
+    def nest(self, sizes, idx, body):
+        lines = []
+        for d in range(self.rank):
+            lines.append(_INDENT * d + f"for {idx[d]} in range({sizes[d]}):")
+        return lines + [_INDENT * self.rank + line for line in body]
+
+    def elementwise(self, target, out_type, expr):
+        if self.rank == 0:
+            return [f"{target} = {expr}"]
+        lines, sizes, texts = self.header()
+        idx = self.indices()
+        expr = self.substitute(expr, texts, idx)
+        out = target if target not in self.leaves and target not in self.shape_only \
+            else self.emitter.names.fresh(f"{target}_new")
+        lines.append(f"{out} = np.empty({_tuple(sizes)}, np.{out_type.dtype.name})")
+        lines += self.nest(sizes, idx, [f"{out}[{', '.join(idx)}] = {expr}"])
+        if out != target:
+            lines.append(f"{target} = {out}")
+        return lines
+
+
+_INDENT = "    "
+
+
+def _tuple(items):
+    items = list(items)
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _is_none(node):
+    t = anno.get(node, "type")
+    return isinstance(t, Static) and t.value is None
+
+
+# --- reductions --------------------------------------------------------------------------------
+
+def _identity(name, dtype):
+    dtype = np.dtype(dtype)
+    if name in ("sum", "mean"):
+        return typed_literal(0, dtype)
+    if name == "prod":
+        return typed_literal(1, dtype)
+    if name in ("any", "all"):
+        return repr(name == "all")
+    if dtype.kind == "b":
+        return repr(name == "min")
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return typed_literal(info.min if name == "max" else info.max, dtype)
+    return typed_literal(-np.inf if name == "max" else np.inf, dtype)
+
+
+def _combine(name, acc, value, dtype):
+    dtype = np.dtype(dtype)
+    if name in ("sum", "mean"):
+        text = f"{acc} + {value}"
+    elif name == "prod":
+        text = f"{acc} * {value}"
+    elif name == "max":
+        return f"_rt.maximum({acc}, {value})"
+    elif name == "min":
+        return f"_rt.minimum({acc}, {value})"
+    elif name == "any":
+        return f"{acc} or {value}"
+    else:
+        return f"{acc} and {value}"
+    if dtype.kind in "iu" and dtype.itemsize < 8:
+        return f"np.{dtype.name}({text})"
+    return text
+
+
+def reduction(emitter, target, node, out_type, where):
+    from .emitter import Unsupported
+    op = anno.get(node, "op")
+    name = op.name
+    for unsupported in ("where", "initial", "out"):
+        if emitter.static_param(node, unsupported) is not None:
+            raise Unsupported(f"{name}({unsupported}=...)")
+    operand = anno.get(node, "operand_nodes")["a"]
+    in_type = as_array_type(anno.get(operand, "type"))
+    rank = in_type.ndim
+    axis = emitter.static_param(node, "axis")
+    keepdims = emitter.static_param(node, "keepdims", False)
+    axes = tuple(range(rank)) if axis is None else tuple(
+        a % rank for a in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    out_dtype = np.dtype(out_type.dtype)
+    acc_dtype = np.bool_ if name in ("any", "all") else out_dtype
+    loop = Loop(emitter, rank, where)
+    value = loop.operand(operand, acc_dtype)
+    if rank == 0:
+        return [f"{target} = {value}"]
+    lines, sizes, texts = loop.header()
+    idx = loop.indices()
+    value = loop.substitute(value, texts, idx)
+    kept = [d for d in range(rank) if d not in axes]
+    count = " * ".join(sizes[d] for d in axes) or "1"
+    if len(axes) > 1:
+        count = f"({count})"
+    if name in ("max", "min") and axes:
+        lines.append(f"if {count} == 0:")
+        lines.append(_INDENT + f"_rt.empty_reduction({where + ': ' + name + ' of an empty array'!r})")
+    if not kept:  # a scalar accumulator
+        acc = emitter.names.fresh("acc")
+        lines.append(f"{acc} = {_identity(name, acc_dtype)}")
+        lines += loop.nest(sizes, idx, [f"{acc} = {_combine(name, acc, value, acc_dtype)}"])
+        result = acc
+        if name == "mean":
+            result = f"np.{out_dtype.name}({acc} / {count})"
+        if keepdims:
+            lines.append(f"{target} = np.full({_tuple(['1'] * rank)}, {result})")
+        else:
+            lines.append(f"{target} = {result}")
+        return lines
+    out_shape = [("1" if d in axes else sizes[d]) for d in range(rank)] if keepdims \
+        else [sizes[d] for d in kept]
+    out = target if target not in loop.leaves else emitter.names.fresh(f"{target}_new")
+    lines.append(f"{out} = np.full({_tuple(out_shape)}, {_identity(name, acc_dtype)})")
+    at = ", ".join(("0" if d in axes else idx[d]) for d in range(rank)) if keepdims \
+        else ", ".join(idx[d] for d in kept)
+    lines += loop.nest(sizes, idx, [f"{out}[{at}] = {_combine(name, f'{out}[{at}]', value, acc_dtype)}"])
+    if name == "mean":
+        flat, k = emitter.names.fresh("flat"), emitter.names.fresh("k")
+        lines.append(f"{flat} = {out}.reshape(-1)  # a view: dividing it divides {out}")
+        lines.append(f"for {k} in range({flat}.size):")
+        lines.append(_INDENT + f"{flat}[{k}] = np.{out_dtype.name}({flat}[{k}] / {count})")
+    if out != target:
+        lines.append(f"{target} = {out}")
+    return lines

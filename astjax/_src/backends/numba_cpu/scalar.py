@@ -1,0 +1,101 @@
+"""Scalar source for one element of an elementwise op, in exactly JAX's dtypes.
+
+Numba types scalar arithmetic like NumPy's old value-based rules
+(``float32 * 2.0`` and ``int32 + int32`` widen), so constants are typed and
+results whose Numba type could differ from the op's dtype are cast back.
+"""
+import numpy as np
+
+# ops whose Numba result already has the operands' dtype for float operands
+_FLOAT_EXACT = {"add", "subtract", "multiply", "true_divide", "negative", "positive", "abs",
+                "square", "reciprocal", "maximum", "minimum", "where", "sqrt", "exp", "log",
+                "sin", "cos", "tanh", "floor", "ceil", "trunc", "stop_gradient"}
+# np.<name>(x) on a scalar inside njit
+_NUMPY_UNARY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "sin",
+                "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+                "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "sign", "isnan",
+                "isinf", "isfinite", "conjugate"}
+_INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "floor_divide": "//",
+          "remainder": "%", "power": "**", "less": "<", "less_equal": "<=", "greater": ">",
+          "greater_equal": ">=", "equal": "==", "not_equal": "!=", "bitwise_and": "&",
+          "bitwise_or": "|", "bitwise_xor": "^"}
+
+
+def typed_literal(value, dtype):
+    """A Python constant as source of a ``dtype`` scalar."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return repr(bool(value))
+    if isinstance(value, np.generic):
+        value = value.item()
+    if dtype.kind in "iu":
+        value = int(value)
+    if isinstance(value, float) and not np.isfinite(value):
+        text = "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    else:
+        text = repr(value)
+    return f"np.{dtype.name}({text})"
+
+
+def cast(text, from_dtype, to_dtype):
+    """Source converting scalar ``text`` of ``from_dtype`` to ``to_dtype``."""
+    from_dtype, to_dtype = np.dtype(from_dtype), np.dtype(to_dtype)
+    if from_dtype == to_dtype:
+        return text
+    if to_dtype.kind == "b":
+        return f"({text} != 0)"
+    return f"np.{to_dtype.name}({text})"
+
+
+def needs_result_cast(name, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return False
+    if dtype.kind in "fc" and dtype.itemsize >= 4 and name in _FLOAT_EXACT:
+        return False
+    return not (dtype in (np.float64, np.int64, np.complex128) and name in _INFIX)
+
+
+def scalar_op(name, args, out_dtype):
+    """Source of ``name`` applied to scalar source ``args`` (already in the operand dtype)."""
+    if name in _INFIX:
+        text = f"({args[0]} {_INFIX[name]} {args[1]})"
+    elif name in _NUMPY_UNARY:
+        text = f"np.{name}({args[0]})"
+    elif name in ("maximum", "minimum"):
+        text = f"_rt.{name}({args[0]}, {args[1]})"
+    elif name == "arctan2":
+        text = f"np.arctan2({args[0]}, {args[1]})"
+    elif name == "negative":
+        text = f"(-{args[0]})"
+    elif name in ("positive", "stop_gradient"):
+        text = args[0]
+    elif name == "abs":
+        text = f"abs({args[0]})"
+    elif name == "square":
+        text = f"({args[0]} * {args[0]})"
+    elif name == "reciprocal":
+        text = f"({typed_literal(1, out_dtype)} / {args[0]})"
+    elif name == "logical_and":
+        text = f"({args[0]} and {args[1]})"
+    elif name == "logical_or":
+        text = f"({args[0]} or {args[1]})"
+    elif name == "logical_xor":
+        text = f"({args[0]} != {args[1]})"
+    elif name == "logical_not":
+        text = f"(not {args[0]})"
+    elif name == "invert":
+        text = f"(not {args[0]})" if np.dtype(out_dtype).kind == "b" else f"(~{args[0]})"
+    elif name in ("erf", "erfc"):
+        text = f"math.{name}({args[0]})"
+    elif name == "real":
+        text = f"{args[0]}.real"
+    elif name == "imag":
+        text = f"{args[0]}.imag"
+    elif name == "where":
+        text = f"({args[1]} if {args[0]} else {args[2]})"
+    else:
+        return None
+    if needs_result_cast(name, out_dtype):
+        text = f"np.{np.dtype(out_dtype).name}({text})"
+    return text

@@ -1,0 +1,226 @@
+"""The Numba backend against the python backend and NumPy.
+
+Each compile costs Numba about a second here, so programs are small and ops are
+checked many per compiled function.
+"""
+import copy
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax._src.ops.registry import REGISTRY
+
+from . import programs as P
+from .test_pipeline import CASES, X, Y, _assert_tree_close
+
+# programs the numba backend hands to the python backend, and why
+EXPECTED_FALLBACK = {
+    "shifts": "shifts past the bit width follow JAX, not Numba (not lowered yet)",
+    "iterate_array": "acc = 0.0 becomes an array inside the loop (no shape before the loop)",
+    "comprehension": "sum() of a list of arrays",
+}
+
+
+@pytest.fixture
+def numba_backend():
+    astjax.config.update("astjax_jit_backend", "numba")
+    yield
+    astjax.config.update("astjax_jit_backend", "python")
+
+
+def _run(fn, *args):
+    """Result of ``jit(fn)`` on the numba backend and the backend that ran it."""
+    jitted = astjax.jit(fn)
+    out = jitted(*args)
+    (compiled,) = jitted.cache.values()
+    return out, compiled
+
+
+@pytest.mark.parametrize("fn,args", CASES, ids=[f"{fn.__name__}-{i}" for i, (fn, _) in
+                                                enumerate(CASES)])
+def test_program_matches_python(numba_backend, fn, args):
+    expected = fn(*copy.deepcopy(args))
+    got, compiled = _run(fn, *args)
+    _assert_tree_close(got, expected, 1e-6)
+    if fn.__name__ in EXPECTED_FALLBACK:
+        assert compiled.backend == "python"
+    else:
+        assert compiled.backend == "numba", compiled.fallback_reason
+
+
+def test_pytree_arguments_and_outputs(numba_backend):
+    params = {"w": np.float32(2.0), "b": np.ones(5, np.float32)}
+    expected = P.dict_and_tuple(params, (X, Y))
+    got, compiled = _run(P.dict_and_tuple, params, (X, Y))
+    _assert_tree_close(got, expected, 1e-6)
+    assert compiled.backend == "numba", compiled.fallback_reason
+
+
+# --- every elementwise op, many per compiled function ------------------------------------------
+
+_SAMPLES = {
+    "f": np.array([-2.5, -1.0, -0.3, 0.0, 0.4, 0.9, 1.7, 3.0], np.float32),
+    "i": np.array([-7, -2, -1, 0, 1, 2, 5, 9], np.int32),
+    "b": np.array([True, False, True, True, False, False, True, False]),
+}
+_DOMAIN = {"arccosh": lambda x: np.abs(x) + 1.0, "arcsin": lambda x: x / 4, "arccos":
+           lambda x: x / 4, "arctanh": lambda x: x / 4, "log": np.abs, "log2": np.abs,
+           "log10": np.abs, "sqrt": np.abs, "log1p": np.abs, "reciprocal": lambda x: x + 5.0}
+
+
+def _elementwise_cases(kind):
+    from astjax._src.backends.numba_cpu.fusion import FUSABLE
+    cases = []
+    for name, op in sorted(REGISTRY.items()):
+        if op.family != "elementwise" or name not in FUSABLE:
+            continue
+        try:
+            op.abstract_eval(**{a: astjax._src.ir.types.array_type(_SAMPLES[kind].dtype, 1)
+                                for a in op.operands})
+        except Exception:
+            continue  # the op rejects this dtype (sin of bool is fine, invert of float not)
+        try:
+            with np.errstate(all="ignore"):
+                op.impl(*[_SAMPLES[kind]] * len(op.operands))
+        except (TypeError, ValueError):
+            continue  # NumPy has no loop for it either (positive of bool)
+        if kind == "i" and name in ("power", "floor_divide", "remainder", "true_divide",
+                                    "arccosh", "reciprocal"):
+            continue  # division by zero / negative powers of ints: NumPy-defined garbage
+        cases.append(name)
+    return cases
+
+
+@pytest.mark.parametrize("kind", ["f", "i", "b"])
+def test_every_elementwise_op_in_one_loop(numba_backend, kind, tmp_path):
+    names = _elementwise_cases(kind)
+    x = _SAMPLES[kind]
+    y = np.roll(x, 3) if kind != "f" else np.roll(x, 3) + np.float32(0.25)
+    # ops with a restricted domain get inputs inside it; each op gets its own input
+    arrays = {}
+    for name in names:
+        arrays[name] = _DOMAIN[name](x).astype(x.dtype) if name in _DOMAIN else x
+    lines = ["import astjax.numpy as jnp", "", "def apply(y, xs):", "    return ("]
+    for k, name in enumerate(names):
+        nin = len(REGISTRY[name].operands)
+        lines.append(f"        jnp.{name}({', '.join([f'xs[{k}]', 'y'][:nin])}),")
+    lines.append("    )")
+    path = tmp_path / f"ew2_{kind}.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(f"ew2_{kind}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    xs = [arrays[name] for name in names]
+    with np.errstate(all="ignore"):
+        got, compiled = _run(module.apply, y, tuple(xs))
+        astjax.config.update("astjax_jit_backend", "python")
+        expected = astjax.jit(module.apply)(y, tuple(xs))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    for name, g, e in zip(names, got, expected):
+        assert g.dtype == e.dtype, name
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-6, atol=1e-6,
+                                   err_msg=name)
+
+
+# --- reductions and broadcasting ---------------------------------------------------------------
+
+def reductions(x, m):
+    return (jnp.sum(x), jnp.sum(m, axis=0), jnp.sum(m, axis=1, keepdims=True),
+            jnp.mean(m, axis=(0, 1)), jnp.max(m, axis=1), jnp.min(m, axis=0, keepdims=True),
+            jnp.prod(x), jnp.any(m > 1.0, axis=0), jnp.all(m > -5.0), jnp.mean(m, axis=0),
+            jnp.sum(jnp.exp(m) * 2.0 + x[:3, None], axis=1))
+
+
+def broadcasting(x, col, s):
+    return x[None, :] * col + s, jnp.where(col > 0, x, -x), (x + 1.0) * (col - s)
+
+
+def test_reductions_match_numpy(numba_backend):
+    m = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    x = np.linspace(-1, 1, 5).astype(np.float32)
+    got, compiled = _run(reductions, x, m)
+    expected = reductions(x, m)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, expected, 1e-5)
+    for g, e in zip(got, expected):
+        assert g.dtype == np.asarray(e).dtype or np.asarray(e).dtype == np.float64
+
+
+def test_broadcasting_including_size_one_at_run_time(numba_backend):
+    x = np.linspace(-1, 1, 5).astype(np.float32)
+    col = np.arange(3, dtype=np.float32).reshape(3, 1) - 1
+    got, compiled = _run(broadcasting, x, col, np.float32(0.5))
+    _assert_tree_close(got, broadcasting(x, col, np.float32(0.5)), 1e-6)
+    assert compiled.backend == "numba", compiled.fallback_reason
+
+
+def grow(x, k):
+    return x[:k] + x  # x[:k] is typed f32[_]: size 1 only known at run time
+
+
+def test_size_one_only_known_at_run_time_broadcasts(numba_backend):
+    x = np.arange(4, dtype=np.float32)
+    jitted = astjax.jit(grow, static_argnums=1)
+    np.testing.assert_allclose(jitted(x, 1), x[:1] + x)
+    with pytest.raises(ValueError, match="broadcast"):
+        jitted(x, 2)
+
+
+# --- derivatives -------------------------------------------------------------------------------
+
+def mlp_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = jnp.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    logits = logits - jnp.max(logits, axis=1, keepdims=True)
+    lse = jnp.log(jnp.sum(jnp.exp(logits), axis=1, keepdims=True))
+    return -jnp.mean(jnp.sum((logits - lse) * y, axis=1))
+
+
+def scalar_loop(x):
+    for i in range(50):
+        x = x - 0.01 * jnp.sin(x) * x
+    return x
+
+
+def sum_logistic(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+def array_loop(x):
+    for i in range(5):
+        x = 0.5 * x + 0.1 * jnp.sin(x)
+    return jnp.sum(x * x)
+
+
+@pytest.mark.parametrize("fn,make_args", [
+    (mlp_loss, lambda rng: ((rng.normal(size=(6, 5)).astype(np.float32),
+                             np.zeros(5, np.float32),
+                             rng.normal(size=(5, 3)).astype(np.float32),
+                             np.zeros(3, np.float32)),
+                            rng.normal(size=(4, 6)).astype(np.float32),
+                            np.eye(3, dtype=np.float32)[[0, 2, 1, 0]])),
+    (scalar_loop, lambda rng: (np.float32(1.5),)),
+    (array_loop, lambda rng: (rng.normal(size=7).astype(np.float32),)),
+    (sum_logistic, lambda rng: (rng.normal(size=7).astype(np.float32),)),
+])
+def test_jit_grad_matches_python_backend(numba_backend, fn, make_args):
+    args = make_args(np.random.default_rng(0))
+    got, compiled = _run(astjax.grad(fn), *args)
+    expected = astjax.grad(fn)(*args)  # grad outside jit: the python backend
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, expected, 2e-5)
+
+
+def test_unsupported_op_falls_back_to_python(numba_backend):
+    def f(x):
+        return jnp.einsum("ij,jk->ik", x, x)
+    x = np.eye(3, dtype=np.float32)
+    got, compiled = _run(f, x)
+    assert compiled.backend == "python" and "einsum" in compiled.fallback_reason
+    np.testing.assert_allclose(got, x)
