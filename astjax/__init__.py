@@ -2,7 +2,9 @@
 from ._src.config import config
 from ._src.runtime.array import Array
 from ._src.runtime.api_runtime import (block_until_ready, default_backend, device_count,
-                                       device_get, device_put, devices, local_devices)
+                                       device_get, device_put, devices, effects_barrier,
+                                       live_arrays, local_device_count, local_devices,
+                                       process_count, process_index)
 from ._src.api import jit, make_source
 from ._src.ad.api import (checkpoint, grad, hessian, jacfwd, jacrev, jvp, linearize, remat,
                           value_and_grad, vjp)

@@ -18,7 +18,9 @@ from .errors import AstjaxError
 from .frontend.pipeline import dump
 from .ir.specialize import Program
 from .ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
+from .runtime import dispatch, profiling
 from .runtime.array import Array, to_numpy_input
+from .runtime.devices import default_device
 
 
 class Compiled:
@@ -83,45 +85,58 @@ class Compiled:
                   file=sys.stderr)
         self._build("python")
 
-    def run(self, values):
-        """Call the generated entry on the user's values; return Arrays."""
+    def run(self, values, donate_argnums=()):
+        """Call the generated entry on the user's values; return Arrays (pending ones when
+        the call is queued on its device: see runtime/dispatch.py)."""
+        device = dispatch.placement(values)
+        label = f"jit({self.name})"
         if self.backend == "numba":
-            return self._run_numba(values)
-        inputs = [v if isinstance(t, Static) else _convert_input(v)
-                  for v, t in zip(values, self.arg_types)]
+            from .backends.numba_cpu import boundary
+            values = [dispatch.donate(v) if i in donate_argnums and isinstance(v, Array)
+                      else v for i, v in enumerate(values)]
+            inputs = [boundary.to_numba(v, t) for v, t in zip(values, self.arg_types)
+                      if not isinstance(t, Static)]
+            if self.first_call:
+                return self._first_numba_call(values, inputs, device)
+            return dispatch.execute(self.entry, inputs, self.out_type, device=device,
+                                    name=label, wrap=boundary.wrap_output)
+        inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
+        return dispatch.execute(self._call_python, inputs, self.out_type, device=device,
+                                name=label)
+
+    def _call_python(self, *inputs):
         try:
             with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
-                out = self.entry(*inputs)
+                return self.entry(*inputs)
         except Exception as e:
             locate_runtime_error(e)
             raise
-        return _wrap_output(out, self.out_type)
 
-    def _run_numba(self, values):
+    def _first_numba_call(self, values, inputs, device):
+        """Numba compiles now, synchronously; a failure there is ours, not the user's."""
+        import numba
         from .backends.numba_cpu import boundary
-        inputs = [boundary.to_numba(v, t) for v, t in zip(values, self.arg_types)
-                  if not isinstance(t, Static)]
-        if self.first_call:  # Numba compiles now; a failure there is ours, not the user's
-            import numba
-            start = time.perf_counter()
+        (device or default_device()).synchronize()
+        start = time.perf_counter()
+        with profiling.trace_event(f"numba compile {self.name}", "compile"):
             try:
                 out = self.entry(*inputs)
             except numba.core.errors.NumbaError as e:
                 self._fall_back(f"Numba: {str(e).splitlines()[0]}")
                 return self.run(values)
-            self.first_call = False
-            if config.log_compiles:
-                print(f"astjax: Numba compiled {self.name} in "
-                      f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
-        else:
-            out = self.entry(*inputs)
+        self.first_call = False
+        if config.log_compiles:
+            print(f"astjax: Numba compiled {self.name} in "
+                  f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
+        if config.debug_nans:
+            dispatch.check_nans(out, None, f"jit({self.name})")
         return boundary.wrap_output(out, self.out_type)
 
 
 class Transformed:
     """Shared machinery of decorators: argument typing, the specialization cache."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         if not callable(fun):
             raise TypeError(f"expected a function, got {type(fun).__name__}")
         functools.update_wrapper(self, fun)
@@ -138,6 +153,9 @@ class Transformed:
             if not -len(names) <= i < len(names):
                 raise ValueError(f"static_argnums {i} is out of range for "
                                  f"{fun.__name__}{self.signature}")
+        if isinstance(donate_argnums, int):
+            donate_argnums = (donate_argnums,)
+        self.donate_argnums = tuple(i % len(names) for i in donate_argnums)
         self.cache = {}
 
     def function_for(self, arg_types, program):
@@ -181,9 +199,13 @@ class Transformed:
             values.append(value)
         key = (tuple(types_), config.snapshot())
         compiled = self.cache.get(key)
+        name = getattr(self.fun, "__qualname__", "f")
         if compiled is None:
-            compiled = Compiled(self, tuple(types_), self.backend_now())
+            with profiling.trace_event(f"compile {name}", "compile"):
+                compiled = Compiled(self, tuple(types_), self.backend_now())
             self.cache[key] = compiled
+        else:
+            profiling.record_instant(f"cache hit {name}", "cache")
         return compiled, values
 
 
@@ -220,7 +242,7 @@ class Jitted(Transformed):
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.compiled_for(args, kwargs)
-        return compiled.run(values)
+        return compiled.run(values, self.donate_argnums)
 
 
 def locate_runtime_error(exc):
@@ -246,7 +268,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
                              donate_argnums=donate_argnums)
-    return Jitted(fun, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
 
 
 def make_source(fun, static_argnums=(), static_argnames=()):

@@ -8,7 +8,9 @@ import numpy as np
 from .. import dtypes
 from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
 from ..ops.registry import operand_casts
-from .array import Array, to_numpy_input
+from . import profiling
+from .array import Array, committed_device, to_numpy_input
+from .dispatch import flags
 
 
 def _to_numpy(value):
@@ -50,7 +52,15 @@ def _cast(value, dtype):
 
 
 def apply_eagerly(op, args, kwargs):
+    """Run ``op`` now, on the caller's thread (eager ops are synchronous).
+
+    Pending Array operands are waited for (reading ``_value`` does that). The result
+    goes on the operands' committed device, if any. With ``debug_nans`` on, a NaN in
+    the result raises ``FloatingPointError`` naming the user's line.
+    """
+    start = profiling.now_ns() if profiling._state.active else 0
     operands, params = op.bind(args, kwargs)
+    device = committed_device(operands.values())
     values = {k: _to_numpy(v) for k, v in operands.items()}
     types = {}
     for name, value in operands.items():
@@ -73,16 +83,22 @@ def apply_eagerly(op, args, kwargs):
     args, kwargs = op.arrange({**values, **params})
     with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
         out = op.impl(*args, **kwargs)
-    return wrap_typed(out, out_type)
+    if flags.debug_nans and profiling.has_nan(out):
+        where, text = profiling.describe_frame(profiling.user_frame(1))
+        raise profiling.nan_error(where, f"jnp.{op.name}", text)
+    result = wrap_typed(out, out_type, device)
+    if start:
+        profiling.record_event(op.name, "eager", start, profiling.now_ns() - start)
+    return result
 
 
-def wrap_typed(value, out_type):
+def wrap_typed(value, out_type, device=None):
     """Wrap an impl's NumPy result as Arrays shaped like its abstract type."""
     if isinstance(out_type, SequenceType):
-        return type(value)(wrap_typed(v, t) for v, t in zip(value, out_type.elts))
+        return type(value)(wrap_typed(v, t, device) for v, t in zip(value, out_type.elts))
     if isinstance(out_type, ArrayType):
         arr = np.asarray(value)
         if arr.dtype != out_type.dtype:  # impls are tested to match; this guards eager users
             arr = arr.astype(out_type.dtype)
-        return Array(arr, out_type.weak)
+        return Array(arr, out_type.weak, device)
     return value

@@ -12,7 +12,8 @@ import numba
 import numpy as np
 
 from ...ir.types import ArrayType, SequenceType, Static, TreeType
-from ...runtime.array import Array, to_numpy_input
+from ...runtime.array import to_numpy_input
+from ...runtime.dispatch import new_array
 
 
 def to_numba(value, t):
@@ -40,7 +41,7 @@ def wrap_output(value, t):
         arr = np.asarray(value)
         if arr.dtype != t.dtype:
             arr = arr.astype(t.dtype)
-        return Array(arr, t.weak)
+        return new_array(arr, t.weak)
     if isinstance(t, SequenceType):
         items = [wrap_output(v, e) for v, e in zip(value, t.elts)]
         return items if t.kind == "list" else tuple(items)

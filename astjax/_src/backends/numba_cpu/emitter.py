@@ -61,7 +61,8 @@ class NumbaEmitter(PythonEmitter):
         return list(_DEPS)
 
     def decorators(self, spec):
-        return ['@_nb.njit(cache=True, error_model="numpy")']
+        # nogil: a call queued on a device's worker thread runs beside Python
+        return ['@_nb.njit(cache=True, error_model="numpy", nogil=True)']
 
     def parameters(self, spec):
         return [a.id for a, t in zip(spec.fdef.args.args, spec.arg_types)

@@ -1,0 +1,504 @@
+"""The device runtime: asynchronous dispatch, devices and transfers, donation, debug_nans.
+
+Asynchronous semantics are tested on ``dispatch.execute`` (what jitted calls run through)
+with plain Python/NumPy functions, so they do not depend on a backend.
+"""
+import gc
+import os
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import Array
+from astjax._src.ir.types import ArrayType, SequenceType, Static, TreeType
+from astjax._src.runtime import devices as devices_mod
+from astjax._src.runtime import dispatch
+
+F32 = ArrayType(np.dtype(np.float32), (False,), False)
+HERE = os.path.abspath(__file__)
+
+
+@pytest.fixture
+def async_on():
+    """Send every call to the device queue (threshold 0)."""
+    before = (astjax.config.astjax_async_dispatch, astjax.config.astjax_async_min_bytes)
+    astjax.config.update("astjax_async_dispatch", True)
+    astjax.config.update("astjax_async_min_bytes", 0)
+    yield
+    dispatch.synchronize_all()
+    astjax.config.update("astjax_async_dispatch", before[0])
+    astjax.config.update("astjax_async_min_bytes", before[1])
+
+
+@pytest.fixture
+def four_devices():
+    old = devices_mod._set_num_cpu_devices(4)
+    yield astjax.devices()
+    for d in astjax.devices():
+        d.synchronize()
+    devices_mod._CPU = old
+
+
+@pytest.fixture
+def debug_nans():
+    astjax.config.update("debug_nans", True)
+    yield
+    astjax.config.update("debug_nans", False)
+
+
+def slow(seconds, fn=lambda x: x * 2):
+    def run(x):
+        time.sleep(seconds)
+        return fn(x)
+    return run
+
+
+# --- asynchronous dispatch ------------------------------------------------------------------
+
+def test_dispatch_returns_before_the_work_is_done(async_on):
+    x = np.arange(4, dtype=np.float32)
+    t0 = time.perf_counter()
+    y = dispatch.execute(slow(0.5), [x], F32, name="jit(slow)")
+    issued = time.perf_counter() - t0
+    assert issued < 0.25, issued  # the work takes 0.5 s
+    assert isinstance(y, Array) and not y.is_ready()
+    assert y.dtype == np.float32 and y.ndim == 1 and not y.is_ready()  # known without waiting
+    assert y.block_until_ready() is y
+    assert time.perf_counter() - t0 >= 0.5 and y.is_ready()
+    np.testing.assert_array_equal(y, x * 2)
+
+
+@pytest.mark.parametrize("read", [
+    np.asarray, repr, str, lambda a: a.tolist(), lambda a: a.shape, lambda a: a[1],
+    lambda a: a + 1, lambda a: a.sum(), lambda a: float(a[0]), lambda a: astjax.device_get(a),
+    lambda a: astjax.block_until_ready({"k": [a]})])
+def test_reading_a_pending_array_waits(async_on, read):
+    x = np.arange(3, dtype=np.float32)
+    y = dispatch.execute(slow(0.2), [x], F32)
+    assert not y.is_ready()
+    read(y)
+    assert y.is_ready()
+    np.testing.assert_array_equal(np.asarray(y), [0, 2, 4])
+
+
+def test_scalar_conversions_and_python_if_wait(async_on):
+    t = ArrayType(np.dtype(np.float32), (), False)
+    s = dispatch.execute(slow(0.1, lambda x: x.sum()), [np.ones(3, np.float32)], t)
+    assert float(s) == 3.0
+    for conv in (int, bool, lambda v: v.item()):
+        s = dispatch.execute(slow(0.1, lambda x: x.sum()), [np.ones(3, np.float32)], t)
+        assert conv(s) in (3, True)
+    s = dispatch.execute(slow(0.1, lambda x: x.sum()), [np.ones(3, np.float32)], t)
+    taken = "yes" if s > 2 else "no"
+    assert taken == "yes"
+
+
+def test_work_on_a_device_runs_in_issue_order(async_on):
+    order = []
+
+    def step(i, seconds):
+        def run(x):
+            time.sleep(seconds)
+            order.append(i)
+            return x + i
+        return run
+
+    x = np.zeros(2, np.float32)
+    outs = [dispatch.execute(step(i, 0.05 if i % 2 == 0 else 0.0), [x], F32) for i in range(6)]
+    astjax.block_until_ready(outs)
+    assert order == list(range(6))
+    assert [float(o[0]) for o in outs] == [float(i) for i in range(6)]
+
+
+def test_small_call_behind_queued_work_is_queued_too():
+    """Below the size threshold a call runs inline, unless its device is busy (order)."""
+    order = []
+    x = np.zeros(2, np.float32)
+
+    def record(i, seconds=0.0):
+        def run(v):
+            time.sleep(seconds)
+            order.append(i)
+            return v
+        return run
+
+    astjax.config.update("astjax_async_min_bytes", 1 << 40)
+    try:
+        inline = dispatch.execute(record("inline"), [x], F32)
+        assert inline.is_ready() and order == ["inline"]
+        astjax.config.update("astjax_async_min_bytes", 0)
+        big = dispatch.execute(record("big", 0.3), [x], F32)
+        astjax.config.update("astjax_async_min_bytes", 1 << 40)
+        small = dispatch.execute(record("small"), [x], F32)
+        assert not small.is_ready()  # queued behind `big`
+        astjax.block_until_ready((big, small))
+        assert order == ["inline", "big", "small"]
+    finally:
+        dispatch.synchronize_all()
+        astjax.config.update("astjax_async_min_bytes", 1 << 22)
+
+
+def test_async_can_be_switched_off():
+    before = astjax.config.astjax_async_dispatch
+    astjax.config.update("astjax_async_dispatch", False)
+    astjax.config.update("astjax_async_min_bytes", 0)
+    try:
+        y = dispatch.execute(slow(0.0), [np.ones(2, np.float32)], F32)
+        assert y.is_ready()
+    finally:
+        astjax.config.update("astjax_async_dispatch", before)
+        astjax.config.update("astjax_async_min_bytes", 1 << 22)
+
+
+def test_default_policy_queues_only_big_calls():
+    assert astjax.config.astjax_async_min_bytes == 1 << 22
+    small = dispatch.execute(lambda x: x, [np.ones(16, np.float32)], F32)
+    assert small.is_ready()
+    big = dispatch.execute(slow(0.2), [np.ones(1 << 20, np.float32)], F32)  # 4 MiB
+    assert not big.is_ready()
+    assert float(big[0]) == 2.0
+
+
+def test_errors_surface_at_the_first_wait_with_their_message(async_on):
+    def fails(x):
+        time.sleep(0.1)
+        raise ValueError("prog.py:12: shapes (3,) and (4,) do not broadcast")
+
+    y = dispatch.execute(fails, [np.ones(3, np.float32)], F32, name="jit(fails)")
+    assert not y.is_ready()  # the caller got past the call
+    with pytest.raises(ValueError, match=r"prog.py:12: shapes \(3,\) and \(4,\)"):
+        y.block_until_ready()
+    with pytest.raises(ValueError, match="do not broadcast"):  # and at every later read
+        np.asarray(y)
+    z = dispatch.execute(fails, [np.ones(3, np.float32)], F32)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        astjax.block_until_ready([np.ones(2), z])
+    w = dispatch.execute(fails, [np.ones(3, np.float32)], F32)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        w + 1  # eager ops wait too
+
+
+def test_an_error_nobody_reads_is_reported_not_lost(async_on):
+    def fails(x):
+        raise KeyError("lost?")
+
+    y = dispatch.execute(fails, [np.ones(3, np.float32)], F32)
+    dispatch.synchronize_all()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del y
+        gc.collect()
+    assert any("never observed" in str(w.message) and "lost?" in str(w.message)
+               for w in caught)
+
+
+def test_a_failed_call_does_not_stop_the_queue(async_on):
+    def fails(x):
+        raise RuntimeError("first")
+
+    bad = dispatch.execute(fails, [np.ones(2, np.float32)], F32)
+    good = dispatch.execute(slow(0.0), [np.ones(2, np.float32)], F32)
+    np.testing.assert_array_equal(good, [2, 2])
+    with pytest.raises(RuntimeError, match="first"):
+        bad.block_until_ready()
+
+
+def test_pending_structured_outputs(async_on):
+    out_type = SequenceType((F32, Static(3), TreeType(dict, ("a", "b"), ("a", "b"), (F32, F32))))
+
+    def fn(x):
+        time.sleep(0.1)
+        return (x, 3, {"a": x + 1, "b": x + 2})
+
+    y, three, d = dispatch.execute(fn, [np.zeros(2, np.float32)], out_type)
+    assert not y.is_ready() and isinstance(d, dict) and sorted(d) == ["a", "b"]
+    assert isinstance(three, Array) and three.weak_type and int(three) == 3
+    np.testing.assert_array_equal(d["b"], [2, 2])
+    np.testing.assert_array_equal(y, [0, 0])
+
+
+def test_outputs_are_wrapped_like_the_python_backend():
+    t = ArrayType(np.dtype(np.float32), (), True)
+    out = dispatch.execute(lambda: np.float64(2.5), [], t)
+    assert isinstance(out, Array) and out.dtype == np.float32 and out.weak_type
+    pair = dispatch.execute(lambda: [np.ones(2), 1], [], SequenceType((F32, Static(1)), "list"))
+    assert isinstance(pair, list) and pair[0].dtype == np.float32 and int(pair[1]) == 1
+
+
+def test_a_custom_wrap_runs_on_both_paths(async_on):
+    def wrap(raw, t):  # a backend whose raw results are laid out differently
+        return (Array(np.asarray(raw[0], np.float32)), Array(np.asarray(raw[1], np.float32)))
+
+    t = SequenceType((F32, F32))
+    a, b = dispatch.execute(lambda x: [x, x * 3], [np.ones(2, np.float32)], t, wrap=wrap)
+    np.testing.assert_array_equal(b, [3, 3])
+    astjax.config.update("astjax_async_dispatch", False)
+    a, b = dispatch.execute(lambda x: [x, x * 3], [np.ones(2, np.float32)], t, wrap=wrap)
+    assert b.is_ready() and float(b[0]) == 3
+
+
+def test_concurrent_readers_get_the_same_value(async_on):
+    y = dispatch.execute(slow(0.2), [np.arange(4, dtype=np.float32)], F32)
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(np.asarray(y).tolist()))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [[0, 2, 4, 6]] * 4
+
+
+def test_pickling_and_copying_a_pending_array(async_on):
+    import pickle
+    y = dispatch.execute(slow(0.1), [np.ones(2, np.float32)], F32)
+    z = pickle.loads(pickle.dumps(y))
+    np.testing.assert_array_equal(z, [2, 2])
+    y2 = dispatch.execute(slow(0.1), [np.ones(2, np.float32)], F32)
+    np.testing.assert_array_equal(y2.copy(), [2, 2])
+
+
+# --- devices and transfers ------------------------------------------------------------------
+
+def test_one_device_by_default():
+    assert astjax.device_count() == 1 and astjax.default_backend() == "cpu"
+    d = astjax.devices()[0]
+    assert astjax.local_devices() == [d] and d.platform == "cpu" and d.id == 0
+    x = jnp.ones(2)
+    assert x.device is d and x.devices() == {d} and not x.committed
+    with pytest.raises(RuntimeError, match="backend"):
+        astjax.local_devices(backend="gpu")
+
+
+def test_split_cpu_devices_and_placement(four_devices):
+    devs = four_devices
+    assert astjax.device_count() == 4 and [d.id for d in devs] == [0, 1, 2, 3]
+    assert repr(devs[2]) == "CpuDevice(id=2)" and len(set(devs)) == 4
+    host = np.arange(3, dtype=np.float32)
+    x = astjax.device_put(host, devs[2])
+    assert x.device is devs[2] and x.devices() == {devs[2]} and x.committed
+    host[0] = 100  # device_put copied
+    assert float(x[0]) == 0.0
+    y = x * 2 + 1  # eager results follow their committed inputs
+    assert y.device is devs[2]
+    assert (jnp.ones(3) + x).device is devs[2]  # uncommitted operands go along
+    z = astjax.device_put(x, devs[3])
+    assert z.device is devs[3] and not np.shares_memory(np.asarray(z), np.asarray(x))
+    np.testing.assert_array_equal(z, x)
+    assert astjax.device_put(x, devs[2]) is x
+    assert astjax.device_put(x) is x
+    with pytest.raises(ValueError, match="different devices"):
+        x + z
+    tree = astjax.device_put({"a": np.ones(2, np.float32), "b": [1.0, x]}, devs[1])
+    assert {leaf.device for leaf in astjax.tree_util.tree_leaves(tree)} == {devs[1]}
+    got = astjax.device_get(tree)
+    assert isinstance(got["b"][1], np.ndarray)
+    np.testing.assert_array_equal(got["b"][1], x)
+
+
+def test_calls_run_on_the_committed_device(four_devices, async_on):
+    devs = four_devices
+    threads = []
+
+    def where(x):
+        threads.append(threading.current_thread().name)
+        return x
+
+    x = astjax.device_put(np.ones(2, np.float32), devs[3])
+    out = dispatch.execute(where, [np.ones(2, np.float32)], F32, device=dispatch.placement([x]))
+    assert out.device is devs[3] and out.committed
+    out.block_until_ready()
+    u = dispatch.execute(where, [np.ones(2, np.float32)], F32, device=None)
+    assert u.device is devs[0] and not u.committed
+    u.block_until_ready()
+    assert threads == ["astjax CPU_3 worker", "astjax CPU_0 worker"]
+    with pytest.raises(ValueError, match="different devices"):
+        dispatch.placement([x, {"k": astjax.device_put(1.0, devs[1])}])
+
+
+def test_devices_run_concurrently(four_devices, async_on):
+    devs = four_devices
+    t0 = time.perf_counter()
+    outs = [dispatch.execute(slow(0.3), [np.ones(2, np.float32)], F32, device=d)
+            for d in devs]
+    astjax.block_until_ready(outs)
+    assert time.perf_counter() - t0 < 0.3 * 4 * 0.75  # sleeping workers overlap
+
+
+def test_copy_to_host_async_and_device_get(async_on):
+    y = dispatch.execute(slow(0.1), [np.ones(2, np.float32)], F32)
+    assert y.copy_to_host_async() is None
+    got = astjax.device_get({"y": y, "n": 3})
+    assert got["n"] == 3 and got["y"].tolist() == [2.0, 2.0]
+
+
+def test_env_var_splits_the_cpu(tmp_path):
+    script = ("import astjax, astjax.numpy as jnp, numpy as np\n"
+              "ds = astjax.devices()\n"
+              "x = astjax.device_put(np.ones(2), ds[-1])\n"
+              "print(astjax.device_count(), len(astjax.local_devices()), (x + 1).device.id)\n")
+    env = dict(os.environ, ASTJAX_NUM_CPU_DEVICES="3")
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(astjax.__file__)))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["3", "3", "2"]
+    env["ASTJAX_NUM_CPU_DEVICES"] = "zero"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode != 0 and "ASTJAX_NUM_CPU_DEVICES must be a positive integer" in out.stderr
+
+
+def test_device_put_rejects_unknown_devices(four_devices):
+    with pytest.raises(ValueError, match="unknown device"):
+        astjax.device_put(1.0, "cpu:1")
+    stale = devices_mod.CpuDevice(9)
+    with pytest.raises(ValueError, match="unknown device"):
+        astjax.device_put(1.0, stale)
+
+
+# --- donation and deletion ------------------------------------------------------------------
+
+def test_donate_reuses_an_owned_buffer_and_deletes_the_array():
+    y = dispatch.execute(lambda x: x * 2, [np.ones(4, np.float32)], F32)
+    own = y._value
+    buf = dispatch.donate(y)
+    del own
+    assert y.is_deleted()
+    buf2 = None
+    z = dispatch.execute(lambda x: x * 2, [np.ones(4, np.float32)], F32)
+    ptr = z._value.__array_interface__["data"][0]
+    buf2 = dispatch.donate(z)
+    assert buf2.__array_interface__["data"][0] == ptr  # really the same memory
+    assert buf2.flags.writeable
+    buf2[:] = 7  # the call may overwrite it
+    with pytest.raises(RuntimeError, match=r"Array has been deleted \(donated to a jitted call\)"):
+        np.asarray(z)
+    for read in (lambda a: float(a[0]), str, lambda a: a + 1, lambda a: a.block_until_ready(),
+                 lambda a: dispatch.donate(a), lambda a: astjax.jit(lambda v: v)(a)):
+        with pytest.raises(RuntimeError, match="deleted"):
+            read(z)
+    assert z.shape == (4,) and z.dtype == np.float32  # metadata survives
+    assert repr(z) == "Array(<deleted>, shape=(4,), dtype=float32)"
+    assert buf.shape == (4,)
+
+
+def test_donate_copies_a_shared_buffer():
+    base = np.arange(4, dtype=np.float32)
+    x = jnp.asarray(base)
+    view = x[1:]  # eager getitem: a NumPy view of x's buffer
+    buf = dispatch.donate(x)
+    assert x.is_deleted() and not np.shares_memory(buf, np.asarray(view))
+    buf[:] = -1
+    np.testing.assert_array_equal(view, [1, 2, 3])  # the view is intact
+    user = np.ones(3, np.float32)
+    y = Array(user)  # wraps the user's NumPy array
+    assert not np.shares_memory(dispatch.donate(y), user)
+
+
+def test_donate_waits_for_pending_work(async_on):
+    y = dispatch.execute(slow(0.1), [np.ones(2, np.float32)], F32)
+    buf = dispatch.donate(y)
+    assert buf.tolist() == [2, 2] and y.is_deleted()
+
+
+def test_convert_inputs_donates_the_listed_arguments():
+    a = dispatch.execute(lambda x: x + 1, [np.zeros(2, np.float32)], F32)
+    b = jnp.ones(2)
+    t = ArrayType(np.dtype(np.float32), (False,), False)
+    inputs = dispatch.convert_inputs([a, b, 2], [t, t, Static(2)], donate_argnums=(0,))
+    assert a.is_deleted() and not b.is_deleted() and inputs[2] == 2
+    assert inputs[0].tolist() == [1, 1] and inputs[1] is b._value
+
+
+def test_delete():
+    x = jnp.arange(3.0)
+    assert not x.is_deleted()
+    x.delete()
+    assert x.is_deleted() and "deleted" in repr(x)
+    with pytest.raises(RuntimeError, match=r"deleted with Array.delete\(\)"):
+        x.tolist()
+    x.delete()  # twice is fine
+
+
+# --- debug_nans -----------------------------------------------------------------------------
+
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+
+def test_debug_nans_eager_names_the_user_line(debug_nans):
+    x = jnp.asarray(np.array([0.0, 1.0], np.float32))
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(FloatingPointError) as info:
+        x / x  # 0/0
+    message = str(info.value)
+    assert f"{HERE}:{line}" in message and "NaN" in message and "true_divide" in message
+    assert "x / x" in message  # the source line
+    jnp.log(x + 1)  # no NaN: no error
+    ints = jnp.arange(3) // 1
+    assert ints.tolist() == [0, 1, 2]
+
+
+def test_debug_nans_off_lets_nans_through():
+    x = jnp.zeros(2)
+    assert np.isnan(np.asarray(x / x)).all()
+
+
+def test_debug_nans_for_calls(debug_nans, async_on):
+    line = sys._getframe().f_lineno + 1
+    y = dispatch.execute(slow(0.05, lambda x: x / x), [np.zeros(2, np.float32)], F32,
+                         name="jit(f)")
+    with pytest.raises(FloatingPointError, match=rf"{HERE}:{line}.*jit\(f\)"):
+        y.block_until_ready()
+    astjax.config.update("astjax_async_dispatch", False)
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(FloatingPointError, match=rf"{HERE}:{line}.*jit\(f\)"):
+        dispatch.execute(lambda x: x / x, [np.zeros(2, np.float32)], F32, name="jit(f)")
+    with pytest.raises(FloatingPointError, match="somewhere.py:3"):
+        dispatch.check_nans({"a": np.array([np.nan])}, "somewhere.py:3")
+    dispatch.check_nans((np.ones(2), jnp.ones(2), 3), "x.py:1")
+
+
+# --- jit on top of the runtime -----------------------------------------------------------------
+
+def _double_plus_one(x):
+    return x * 2.0 + 1.0
+
+
+def test_jit_results_are_pending_then_right(async_on):
+    f = astjax.jit(_double_plus_one)
+    x = np.arange(4, dtype=np.float32)
+    f(x).block_until_ready()  # compiled; the next call goes through the queue
+    y = f(x)
+    np.testing.assert_allclose(np.asarray(y), x * 2 + 1)
+
+
+def test_jit_donate_argnums_deletes_the_argument():
+    f = astjax.jit(_double_plus_one, donate_argnums=0)
+    x = astjax.device_put(np.arange(4, dtype=np.float32))
+    y = f(x)
+    np.testing.assert_allclose(np.asarray(y), np.arange(4) * 2 + 1)
+    assert x.is_deleted()
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(x)
+
+
+def test_jit_records_compiles_and_cache_hits(tmp_path):
+    import glob
+    import gzip
+    import json
+    f = astjax.jit(_double_plus_one)
+    with astjax.profiler.trace(tmp_path):
+        f(np.ones(3, np.float32))
+        f(np.ones(5, np.float32))  # a new size: same compiled version
+    (path,) = glob.glob(os.path.join(str(tmp_path), "plugins", "profile", "*", "*.json.gz"))
+    with gzip.open(path, "rt") as fh:
+        names = [e["name"] for e in json.load(fh)["traceEvents"]]
+    assert names.count("compile _double_plus_one") == 1
+    assert names.count("cache hit _double_plus_one") == 1
