@@ -1,6 +1,19 @@
-"""``astjax.lax``: lower-level operations, as in ``jax.lax``."""
+"""``astjax.lax``: lower-level operations, as in ``jax.lax``.
+
+Control flow (``fori_loop``, ``while_loop``, ``cond``, ``switch``, ``scan``) compiles to
+Python loops and branches in the generated source, and reverse mode differentiates them
+(``while_loop`` included). Body functions may be nested defs or lambdas that use the
+enclosing function's variables. See ``astjax/_src/lax/``.
+"""
+from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
+from ._src.lax.slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
+                               dynamic_update_index_in_dim, dynamic_update_slice,
+                               dynamic_update_slice_in_dim, select)
 from ._src.ops.registry import REGISTRY as _REGISTRY
 
 stop_gradient = _REGISTRY["stop_gradient"]
 
-__all__ = ["stop_gradient"]
+__all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan", "select",
+           "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+           "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
+           "dynamic_update_index_in_dim"]

@@ -23,6 +23,10 @@ from .runtime.array import Array, to_numpy_input
 from .runtime.devices import default_device
 
 
+_GENERATION = [0]  # bumped by every config change: fast-path entries then miss
+config.on_change(lambda name, value: _GENERATION.__setitem__(0, _GENERATION[0] + 1))
+
+
 class Compiled:
     """A generated module and its entry function for one abstract signature.
 
@@ -237,12 +241,30 @@ def _wrap_output(value, t):
 class Jitted(Transformed):
     """``jit(f)``; inside other compiled code it is ``f`` itself."""
 
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+        super().__init__(fun, static_argnums, static_argnames, donate_argnums)
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
+        # key -> (config generation, FastCall): calls on plain arguments skip typing
+        self.fast = {} if plain and not self.static and not self.donate_argnums else None
+
     def backend_now(self):
         return config.astjax_jit_backend
 
     def __call__(self, *args, **kwargs):
+        from .backends.numba_cpu import fastcall
+        key = None
+        if not kwargs and self.fast is not None and len(args) == len(self.signature.parameters):
+            key = fastcall.key(args)
+            if key is not None:
+                hit = self.fast.get(key)
+                if hit is not None and hit[0] == _GENERATION[0] and fastcall.allowed(args):
+                    return hit[1](args)
         compiled, values = self.compiled_for(args, kwargs)
-        return compiled.run(values, self.donate_argnums)
+        out = compiled.run(values, self.donate_argnums)
+        if key is not None and compiled.backend == "numba" and not compiled.first_call \
+                and fastcall.applies(compiled):
+            self.fast[key] = (_GENERATION[0], fastcall.FastCall(compiled))
+        return out
 
 
 def locate_runtime_error(exc):

@@ -8,12 +8,17 @@
   statements after one are guarded by ``if not flag``, and a loop that can be
   left early becomes a ``while`` whose condition tests the flag. The function
   ends in exactly one ``return``.
+* Nested defs and lambdas become functions of their own, taking the enclosing
+  variables they use as a closure tuple (``lift_nested_functions``, below).
 * Constructs we do not compile are rejected with the user's file:line:col.
 """
+import copy
+
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from .naming import (and_, assign, call, const, copy_loc, load, not_, or_, store)
+from .naming import (Names, and_, assign, call, const, copy_loc, load, not_, or_, store)
+from .synthetic import SyntheticFunction, function_def
 
 _UNSUPPORTED = {
     gast.Try: "try/except", gast.With: "with", gast.AsyncWith: "async with",
@@ -23,8 +28,6 @@ _UNSUPPORTED = {
     gast.Delete: "del", gast.Raise: "raise", gast.Import: "import", gast.ImportFrom: "import",
     gast.SetComp: "set comprehensions", gast.DictComp: "dict comprehensions",
     gast.Set: "set literals", gast.Match: "match", gast.NamedExpr: "the walrus operator :=",
-    gast.FunctionDef: "nested def inside a transformed function (define it outside, or as a "
-                      "lambda assigned to a name)",
 }
 _HINTS = {
     "try/except": "move error handling outside the transformed function",
@@ -64,6 +67,7 @@ class Desugar:
 
     # --- entry -----------------------------------------------------------------------------
     def function(self, fdef):
+        lift_nested_functions(self.parsed, self.names, fdef)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
         body = self.loops_over_sequences(body)
         early = self._has_early_return(body)
@@ -310,3 +314,152 @@ def _walk_loop_body(stmts):
 
 def copy_loc_all(stmts, like):
     return [copy_loc(s, like) for s in stmts]
+
+
+# --- nested functions ---------------------------------------------------------------------------
+# A def or lambda inside a transformed function becomes a function of its own (a
+# LiftedFunction) whose first parameter is its closure: the tuple (function, captured...)
+# of the enclosing variables it reads. Each place that refers to the nested function gets
+# that tuple, built there (so it sees the variables' current values, as a call made there
+# would); calling a closure calls the lifted function with the tuple first (ir/infer.py).
+# A nested function that captures nothing is the lifted function itself, a constant.
+
+class LiftedFunction(SyntheticFunction):
+    """A nested def or lambda, lifted out of the function that contains it."""
+
+    def __init__(self, name, fdef, namespace, origin, captured):
+        super().__init__(name, fdef, namespace, origin)
+        self.captured = captured  # names of the enclosing variables, in closure order
+
+
+def _scope_nodes(nodes):
+    """Nodes of one scope: not descending into nested defs and lambdas (yielded themselves)."""
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue
+        stack.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
+def _function_parts(fn):
+    """(parameter names, body nodes) of a FunctionDef or Lambda."""
+    a = fn.args
+    params = [x.id for x in a.posonlyargs + a.args + a.kwonlyargs]
+    params += [x.id for x in (a.vararg, a.kwarg) if x is not None]
+    body = fn.body if isinstance(fn, gast.FunctionDef) else [fn.body]
+    return params, body
+
+
+def _scope_locals(params, body):
+    names = set(params)
+    for n in _scope_nodes(body):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            names.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            names.add(n.name)
+    return names
+
+
+def _free_names(fn):
+    """Names a nested function reads from enclosing scopes (its nested ones' included)."""
+    params, body = _function_parts(fn)
+    own = _scope_locals(params, body)
+    free = set()
+    for n in _scope_nodes(body):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            free.add(n.id)
+        elif isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not fn:
+            free |= _free_names(n)
+    return free - own
+
+
+def lift_nested_functions(parsed, names, fdef):
+    """Lift the defs and lambdas directly inside ``fdef`` (in place); see above."""
+    params, _ = _function_parts(fdef)
+    nested = [n for n in _scope_nodes(fdef.body) if isinstance(n, (gast.FunctionDef, gast.Lambda))]
+    if not nested:
+        return
+    outer = _scope_locals(params, fdef.body)
+    defs = {}
+    for n in nested:
+        _check_liftable(parsed, n)
+        if isinstance(n, gast.FunctionDef):
+            if n.name in defs or n.name in params:
+                raise parsed.error(n, f"nested function {n.name!r} is defined twice (or is also "
+                                   f"a parameter); give each nested def its own name",
+                                   UnsupportedSyntaxError)
+            defs[n.name] = n
+    assigned = {n.id for n in _scope_nodes(fdef.body)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    for name in set(defs) & assigned:
+        raise parsed.error(defs[name], f"{name!r} names a nested def and is also assigned; "
+                           f"use another name for one of them", UnsupportedSyntaxError)
+    namespace = dict(parsed.fn.__globals__)
+    namespace.update(parsed.freevars)
+    lifted = {}  # node -> (LiftedFunction, name that refers to it from fdef)
+    for n in nested:
+        captured = sorted(_free_names(n) & outer)
+        name = n.name if isinstance(n, gast.FunctionDef) else "_lambda"
+        fn = LiftedFunction(name, _lifted_def(n, name, captured), namespace, parsed, captured)
+        ref = names.fresh(f"_astjax_{name.strip('_')}_fn")
+        parsed.freevars[ref] = fn  # a constant of fdef's (Program.resolve reads freevars)
+        lifted[n] = (fn, ref)
+
+    def closure(n, active):
+        """The expression for nested function ``n`` where it is referred to."""
+        fn, ref = lifted[n]
+        if not fn.captured:
+            return copy_loc(load(ref), n)
+        if n in active:
+            raise parsed.error(n, "a nested function that calls itself (or another that calls "
+                               "it back) cannot be compiled; define it at module level",
+                               UnsupportedSyntaxError)
+        elts = [load(ref)]
+        for c in fn.captured:
+            elts.append(closure(defs[c], active | {n}) if c in defs else load(c))
+        return copy_loc(gast.Tuple(elts=elts, ctx=gast.Load()), n)
+
+    class Replace(gast.NodeTransformer):
+        def visit_FunctionDef(self, node):
+            return gast.Pass() if node in lifted else node
+
+        def visit_Lambda(self, node):
+            return closure(node, frozenset()) if node in lifted else node
+
+        def visit_Name(self, node):
+            if isinstance(node.ctx, gast.Load) and node.id in defs:
+                return closure(defs[node.id], frozenset())
+            return node
+
+    fdef.body = [Replace().visit(s) for s in fdef.body]
+
+
+def _check_liftable(parsed, n):
+    a = n.args
+    what = "nested def" if isinstance(n, gast.FunctionDef) else "lambda"
+    problem = ("decorators" if getattr(n, "decorator_list", None) else
+               "*args/**kwargs" if a.vararg or a.kwarg else
+               "default values" if a.defaults or any(d is not None for d in a.kw_defaults) else
+               "keyword-only parameters" if a.kwonlyargs else None)
+    if problem:
+        raise parsed.error(n, f"a {what} inside a transformed function cannot have {problem}; "
+                           f"define it at module level", UnsupportedSyntaxError)
+
+
+def _lifted_def(n, name, captured):
+    """``def name(closure, params...)``: the captured variables are read from the closure."""
+    params, body = _function_parts(n)
+    if isinstance(n, gast.Lambda):
+        body = [copy_loc(gast.Return(value=n.body), n.body)]
+    body = copy.deepcopy(body)
+    pre = []
+    if captured:
+        cl = Names(n).fresh("closure")
+        params = [cl] + params
+        for k, c in enumerate(captured, 1):
+            item = gast.Subscript(value=load(cl), slice=const(k), ctx=gast.Load())
+            pre.append(assign(c, item, n))
+    fdef = function_def(name, params, pre + body)
+    return gast.copy_location(fdef, n)

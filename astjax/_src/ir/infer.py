@@ -16,9 +16,10 @@ import gast
 import numpy as np
 
 from .. import dtypes
-from ..errors import ShapeError, TypeCheckError
+from ..errors import ShapeError, TypeCheckError, UserCodeError
 from ..frontend import anf as anf_mod
 
+from ..frontend.desugar import LiftedFunction
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
 from . import anno
@@ -518,6 +519,13 @@ class FunctionTyper:
         if isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env):
             return self.method_call(node, env)
         fn = self.atom(f, env)
+        if closure_function(fn) is not None:
+            # a nested def/lambda with captured values: call its lifted function with the
+            # closure tuple first (the node is rewritten once: `f._astjax_closure_call(f, ...)`)
+            node.args.insert(0, gast.Name(id=f.id, ctx=gast.Load(), annotation=None,
+                                         type_comment=None))
+            node.func = gast.Attribute(value=f, attr=CLOSURE_CALL, ctx=gast.Load())
+            return self.method_call(node, env)
         if not isinstance(fn, Static):
             raise self.error(node, f"cannot call a value of type {fn}")
         target = fn.value
@@ -534,7 +542,8 @@ class FunctionTyper:
             dtype = gast.Constant(value=str(np.dtype(target)), kind=None)
             return self.op_call(node, REGISTRY["astype"], args + [Static(np.dtype(target))], {},
                                 list(node.args) + [dtype], {})
-        if hasattr(target, "function_for"):  # grad(f) etc. called from compiled code
+        if hasattr(target, "function_for") and not isinstance(target, type):
+            # grad(f) etc. called from compiled code (the class Grad itself is not one)
             return self.user_call(node, target, args, kwargs)
         callee = getattr(target, "__astjax_wrapped__", None) or target
         if isinstance(callee, (pytypes.FunctionType, SyntheticFunction)):
@@ -564,6 +573,8 @@ class FunctionTyper:
         t = self.atom(f.value, env)
         args = [self.atom(a, env) for a in node.args]
         kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
+        if f.attr == CLOSURE_CALL and closure_function(t) is not None:
+            return self.user_call(node, closure_function(t), args, kwargs)
         if isinstance(t, ArrayType):
             name = METHODS.get(f.attr)
             if name is None:
@@ -595,6 +606,11 @@ class FunctionTyper:
 
     def user_call(self, node, fn, args, kwargs):
         import inspect
+        if getattr(fn, "__module__", None) in _TRANSFORM_MODULES and any(
+                closure_function(t) is not None for t in args + list(kwargs.values())):
+            raise self.error(node, f"{fn.__name__}() of a nested function that uses variables of "
+                             f"the enclosing function cannot be compiled yet; pass them to it "
+                             f"as arguments, or define it at module level")
         sig = inspect.signature(fn)
         try:
             bound = sig.bind(*args, **kwargs)
@@ -604,16 +620,46 @@ class FunctionTyper:
         arg_types = []
         for name, p in sig.parameters.items():
             v = bound.arguments[name]
+            if p.kind is p.VAR_POSITIONAL and hasattr(fn, "function_for"):
+                # lax.cond(pred, f, g, *operands): the function it stands for takes them one
+                # by one, in the same positions
+                arg_types.extend(x if isinstance(x, Type) else Static(x) for x in v)
+                continue
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise self.error(node, f"{fn.__name__}() takes *args/**kwargs, which astjax "
                                  f"cannot compile")
             arg_types.append(v if isinstance(v, Type) else Static(v))
         if hasattr(fn, "function_for"):  # a transform: the function it stands for here
-            fn = fn.function_for(tuple(arg_types), self.module)
+            try:
+                fn = fn.function_for(tuple(arg_types), self.module)
+            except UserCodeError as e:
+                if e.filename is not None:
+                    raise
+                # a check on the argument types (lax.fori_loop's carry, ...): at this call
+                raise self.parsed.error(node, e.message, type(e)) from None
         spec = self.module.specialize(fn, tuple(arg_types), caller=(self.parsed, node))
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+CLOSURE_CALL = "_astjax_closure_call"
+# grad, jit, vmap, ... build their transform when the code is generated: a closure's
+# captured values exist only at run time
+_TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.custom",
+                      "astjax._src.batching.api")
+
+
+def closure_function(t):
+    """The lifted function of a closure value (a nested def or lambda that captured
+    variables: a tuple ``(function, captured...)``, see frontend/desugar.py), else None."""
+    if isinstance(t, SequenceType) and t.elts and isinstance(t.elts[0], Static) and \
+            isinstance(t.elts[0].value, LiftedFunction):
+        return t.elts[0].value
+    if isinstance(t, Static) and isinstance(t.value, tuple) and t.value and \
+            isinstance(t.value[0], LiftedFunction):  # it captured constants only
+        return t.value[0]
+    return None
 
 
 class MaybeUndefined(Type):

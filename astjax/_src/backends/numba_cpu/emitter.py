@@ -25,7 +25,8 @@ _INDENT = "    "
 _DEPS = ["import math", "import numpy as np", "import numba as _nb",
          "from astjax._src.backends.numba_cpu import runtime as _rt"]
 # literals Numba can type; anything else that is static is never needed at run time
-_NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic)
+_NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice,
+                   type(Ellipsis))
 
 
 def _joined_types(fdef):

@@ -1,0 +1,117 @@
+"""The hot path of a jitted call on small, plain arguments.
+
+A call whose arguments are all NumPy arrays, Arrays or Python scalars, with no
+keywords, defaults or static arguments, is keyed by what the compiled version
+depends on (types, dtypes, which dims are 1) without building abstract types,
+and runs the Numba entry directly. Anything else, or any call that could be
+queued (async dispatch, debug_nans, committed devices), takes the full path.
+"""
+import numpy as np
+
+from ...ir.types import ArrayType
+from ...runtime import profiling
+from ...runtime.array import Array
+from ...runtime.devices import default_device
+from ...runtime.dispatch import flags
+
+_SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
+
+
+def key(args):
+    """A hashable key for ``args`` or None when the fast path does not apply."""
+    parts = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            parts.append((a.dtype, tuple(d == 1 for d in a.shape)))
+        elif t is Array:
+            if a._device is not None or a._pending is not None:
+                return None
+            value = a._value
+            parts.append(("Array", value.dtype, a._weak, tuple(d == 1 for d in value.shape)))
+        elif t in _SCALARS:
+            parts.append(t)
+        else:
+            return None
+    return tuple(parts)
+
+
+def allowed(args):
+    """No reason to take the full path: nothing queued, traced, checked or big."""
+    if flags.debug_nans or profiling._state.active:
+        return False
+    q = default_device()._queue
+    if q is not None and q.busy():
+        return False
+    if flags.async_dispatch:
+        n = 0
+        for a in args:
+            if type(a) is np.ndarray:
+                n += a.nbytes
+            elif type(a) is Array:
+                n += a._value.nbytes
+        if n >= flags.async_min_bytes:
+            return False
+    return True
+
+
+class FastCall:
+    """Converts arguments and wraps results for one compiled Numba version."""
+
+    def __init__(self, compiled):
+        self.entry = compiled.entry
+        out = compiled.out_type
+        self.single = isinstance(out, ArrayType)
+        self.out_types = (out,) if self.single else out.elts
+        self.converters = [_converter(t) for t in compiled.arg_types]
+
+    def __call__(self, args):
+        inputs = [conv(a) for conv, a in zip(self.converters, args)]
+        out = self.entry(*inputs)
+        if self.single:
+            return _wrap(out, self.out_types[0])
+        return tuple(_wrap(o, t) for o, t in zip(out, self.out_types))
+
+
+def applies(compiled):
+    out = compiled.out_type
+    if isinstance(out, ArrayType):
+        ok = True
+    else:
+        elts = getattr(out, "elts", None)
+        ok = elts is not None and getattr(out, "kind", "") == "tuple" and all(
+            isinstance(e, ArrayType) for e in elts)
+    return ok and all(isinstance(t, ArrayType) for t in compiled.arg_types)
+
+
+def _converter(t):
+    dtype = t.dtype
+    if t.ndim == 0:
+        scalar = dtype.type
+
+        def convert(a):
+            if type(a) is Array:
+                a = a._value
+            return scalar(a)
+        return convert
+
+    def convert(a):
+        if type(a) is Array:
+            a = a._value
+        if a.dtype != dtype:  # a float64 input narrowed as the full path does
+            from ...runtime.array import to_numpy_input
+            a = np.asarray(to_numpy_input(a))
+        return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+    return convert
+
+
+def _wrap(value, t):
+    a = object.__new__(Array)
+    if type(value) is not np.ndarray or value.dtype != t.dtype:
+        value = np.asarray(value, dtype=t.dtype)
+    a._value = value
+    a._weak = t.weak
+    a._device = None
+    a._pending = None
+    a._site = None
+    return a
