@@ -102,11 +102,31 @@ class Compiled:
                       if not isinstance(t, Static)]
             if self.first_call:
                 return self._first_numba_call(values, inputs, device)
-            return dispatch.execute(self.entry, inputs, self.out_type, device=device,
-                                    name=label, wrap=boundary.wrap_output)
+            return dispatch.execute(self._numba_or_python(values), inputs, self.out_type,
+                                    device=device, name=label, wrap=_wrap_either)
         inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
         return dispatch.execute(self._call_python, inputs, self.out_type, device=device,
                                 name=label)
+
+    def _numba_or_python(self, values):
+        """The Numba entry; where sizes differ at run time (a size-1 dim the types did not
+        know), the python backend runs the call with NumPy's broadcasting instead."""
+        from .backends.numba_cpu.runtime import RuntimeBroadcast
+
+        def call(*inputs):
+            try:
+                return "numba", self.entry(*inputs)
+            except RuntimeBroadcast:
+                twin = self.python_twin()
+                return "python", twin._call_python(*dispatch.convert_inputs(values,
+                                                                            self.arg_types))
+        return call
+
+    def python_twin(self):
+        twin = getattr(self, "_twin", None)
+        if twin is None:
+            twin = self._twin = Compiled(self.target, self.arg_types, "python")
+        return twin
 
     def _call_python(self, *inputs):
         try:
@@ -124,7 +144,7 @@ class Compiled:
         start = time.perf_counter()
         with profiling.trace_event(f"numba compile {self.name}", "compile"):
             try:
-                out = self.entry(*inputs)
+                kind, out = self._numba_or_python(values)(*inputs)
             except numba.core.errors.NumbaError as e:
                 self._fall_back(f"Numba: {str(e).splitlines()[0]}")
                 return self.run(values)
@@ -134,7 +154,16 @@ class Compiled:
                   f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
         if config.debug_nans:
             dispatch.check_nans(out, None, f"jit({self.name})")
-        return boundary.wrap_output(out, self.out_type)
+        return _wrap_either((kind, out), self.out_type)
+
+
+def _wrap_either(result, out_type):
+    """Outputs of ``Compiled._numba_or_python``, laid out by the backend that ran."""
+    from .backends.numba_cpu import boundary
+    kind, out = result
+    if kind == "numba":
+        return boundary.wrap_output(out, out_type)
+    return dispatch.wrap_outputs(out, out_type)
 
 
 class Transformed:
@@ -258,7 +287,9 @@ class Jitted(Transformed):
             if key is not None:
                 hit = self.fast.get(key)
                 if hit is not None and hit[0] == _GENERATION[0] and fastcall.allowed(args):
-                    return hit[1](args)
+                    out = hit[1](args)
+                    if out is not None:
+                        return out
         compiled, values = self.compiled_for(args, kwargs)
         out = compiled.run(values, self.donate_argnums)
         if key is not None and compiled.backend == "numba" and not compiled.first_call \

@@ -61,6 +61,11 @@ def module_namespace(namespace):
             for k, v in namespace.items()}
 
 
+def _file_hash(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
 def key_comment(namespace):
     """A last source line keying the module (and so Numba's disk cache) on what the source
     does not show: captured arrays' contents and the versions that compile it."""
@@ -72,6 +77,9 @@ def key_comment(namespace):
             h.update(str(value.dtype).encode())
             h.update(np.ascontiguousarray(value).tobytes())
     import astjax
+    from .. import mathlib
+    from . import runtime
     versions = f"astjax {astjax.__version__}, numba {numba.__version__}, numpy " \
-               f"{np.__version__}, python {sys.version.split()[0]}"
+               f"{np.__version__}, python {sys.version.split()[0]}, mathlib " \
+               f"{mathlib.CACHE_KEY}, runtime {_file_hash(runtime.__file__)}"
     return f"# {versions}; constants {h.hexdigest()[:16]}\n"

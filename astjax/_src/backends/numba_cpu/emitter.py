@@ -18,12 +18,14 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import ArrayType, SequenceType, Static, TreeType, as_array_type
 from ..python import PythonEmitter
-from . import fusion
+from . import fusion, simplify
 from .scalar import typed_literal
 
 _INDENT = "    "
 _DEPS = ["import math", "import numpy as np", "import numba as _nb",
-         "from astjax._src.backends.numba_cpu import runtime as _rt"]
+         "from astjax._src.backends import mathlib as _ml",
+         "from astjax._src.backends.numba_cpu import runtime as _rt",
+         "from astjax._src.backends.numba_cpu.runtime import RuntimeBroadcast as _Broadcast"]
 # literals Numba can type; anything else that is static is never needed at run time
 _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice,
                    type(Ellipsis))
@@ -70,6 +72,7 @@ class NumbaEmitter(PythonEmitter):
                 if not isinstance(t, Static)]
 
     def function(self, spec):
+        simplify.propagate_copies(spec.fdef)
         self.names = fusion.Names(spec.fdef)
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
@@ -184,6 +187,9 @@ class NumbaEmitter(PythonEmitter):
         op = anno.get(node, "op")
         out_type = anno.get(stmt.targets[0], "type")
         where = f"{self.file}:{getattr(stmt, 'lineno', '?')}"
+        same = fusion.trivial(node, out_type)
+        if same is not None:
+            return [self.line(f"{target} = {self.atom(same)}", depth, stmt)]
         if op.name in fusion.FUSABLE and isinstance(out_type, ArrayType):
             loop = fusion.Loop(self, out_type.ndim, where)
             expr = loop.expression(node)

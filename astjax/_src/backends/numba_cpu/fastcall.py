@@ -13,6 +13,7 @@ from ...runtime import profiling
 from ...runtime.array import Array
 from ...runtime.devices import default_device
 from ...runtime.dispatch import flags
+from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
 
@@ -66,8 +67,12 @@ class FastCall:
         self.converters = [_converter(t) for t in compiled.arg_types]
 
     def __call__(self, args):
+        """The outputs, or None where the full path must run the call."""
         inputs = [conv(a) for conv, a in zip(self.converters, args)]
-        out = self.entry(*inputs)
+        try:
+            out = self.entry(*inputs)
+        except RuntimeBroadcast:
+            return None
         if self.single:
             return _wrap(out, self.out_types[0])
         return tuple(_wrap(o, t) for o, t in zip(out, self.out_types))

@@ -6,9 +6,8 @@ reassigned in between, is not stored: its scalar expression is inlined into
 the consumer's loop. Every other elementwise result gets its own loop nest.
 
 Shapes are symbolic: a loop's sizes come from its array inputs at run time.
-Where two inputs share a dimension, ``_rt.bdim`` checks they broadcast and
-``_rt.bcast_to`` expands an input that turns out to be size 1 at run time
-(a no-op in the usual case), so indexing never goes out of bounds.
+Where two inputs share a dimension their sizes are checked before the loop, so
+indexing never goes out of bounds (see ``Loop.header``).
 """
 import gast
 import numpy as np
@@ -60,6 +59,49 @@ def _stores(node):
             and isinstance(n.ctx, gast.Store)}
 
 
+def _same(a, b):
+    return isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.dtype == b.dtype \
+        and a.ones == b.ones
+
+
+def _is_static(node, value):
+    t = anno.get(node, "type")
+    return isinstance(t, Static) and not isinstance(t.value, bool) and t.value == value \
+        and not anno.get(node, "captured")
+
+
+def trivial(value, out_type):
+    """The operand an op call returns unchanged (``x + 0``, a cotangent already shaped
+    like its value, ...), or None. Derivative code is full of these."""
+    op = anno.get(value, "op")
+    if op is None or anno.has(value, "folded"):
+        return None
+    operands = anno.get(value, "operand_nodes")
+    name = op.name
+    candidates = []
+    if name == "add":
+        candidates = [(operands["x"], operands["y"]), (operands["y"], operands["x"])]
+        candidates = [(keep, other) for keep, other in candidates if _is_static(other, 0)]
+    elif name == "subtract" and _is_static(operands["y"], 0):
+        candidates = [(operands["x"], None)]
+    elif name == "multiply":
+        candidates = [(keep, other) for keep, other in
+                      [(operands["x"], operands["y"]), (operands["y"], operands["x"])]
+                      if _is_static(other, 1)]
+    elif name in ("cotangent_like",):
+        candidates = [(operands["d"], None)]
+    elif name == "unbroadcast":
+        # equal types mean equal shapes here: a size-1 dim broadcast at run time would
+        # already have raised _Broadcast in the forward loop
+        candidates = [(operands["g"], None)]
+    elif name in ("stop_gradient", "positive", "astype"):
+        candidates = [(operands["x"], None)]
+    for keep, _ in candidates:
+        if isinstance(keep, gast.Name) and _same(anno.get(keep, "type"), out_type):
+            return keep
+    return None
+
+
 def _fusable_assign(s):
     if not isinstance(s, gast.Assign) or anno.has(s.value, "folded"):
         return None
@@ -95,8 +137,10 @@ def _plan_block(stmts, load_count, store_count, result):
             continue
         consumer = next((j for j in range(i + 1, len(stmts))
                          if target in _loads(stmts[j])), None)
-        if consumer is None or _fusable_assign(stmts[consumer]) is None:
-            continue
+        if consumer is None or _fusable_assign(stmts[consumer]) is None \
+                or trivial(stmts[consumer].value, anno.get(stmts[consumer].targets[0],
+                                                           "type")) is not None:
+            continue  # a consumer that only passes its operand on needs it stored
         operands = anno.get(stmts[consumer].value, "operand_nodes")
         if not any(isinstance(v, gast.Name) and v.id == target for v in operands.values()):
             continue
@@ -146,6 +190,10 @@ class Loop:
                 self.operand(x)  # only for the loop's shape
                 return typed_literal(0, out_dtype)
             return cast(self.operand(x), as_array_type(types["x"]).dtype, out_dtype)
+        if name == "power" and isinstance(types["y"], Static) \
+                and not isinstance(types["y"].value, bool) and types["y"].value in (1, 2, 3):
+            x = self.operand(operands["x"], promoted[0])  # small powers: multiplies
+            return "(" + " * ".join([x] * int(types["y"].value)) + ")"
         if name == "cotangent_like":
             like = operands["z"]
             if as_array_type(types["z"]).ndim:
@@ -200,8 +248,12 @@ class Loop:
         return cast(text, t.dtype, dtype) if dtype is not None else text
 
     # the nest
-    def header(self, dims=None):
-        """Lines computing sizes (and guarding broadcasts); returns (lines, sizes, leaf texts)."""
+    def header(self):
+        """Lines computing the loop's sizes; returns (lines, sizes, leaf texts).
+
+        Inputs sharing a dimension must agree on its size. A size-1 dimension that only
+        shows at run time (``x[:k]`` with k == 1) raises ``_Broadcast``: the python backend
+        then runs that call with NumPy's broadcasting (see ``api.Compiled``)."""
         names = self.emitter.names
         rank = self.rank
         contributors = [[] for _ in range(rank)]
@@ -217,27 +269,17 @@ class Loop:
                 sizes.append("1")
                 continue
             size = names.fresh("n")
-            text = f"{found[0][0]}.shape[{found[0][1]}]"
+            lines.append(f"{size} = {found[0][0]}.shape[{found[0][1]}]")
             for name, k in found[1:]:
-                text = f"_rt.bdim({text}, {name}.shape[{k}], {self._mismatch()!r})"
-            lines.append(f"{size} = {text}")
+                lines.append(f"if {name}.shape[{k}] != {size}:")
+                lines.append(_INDENT + f"raise _Broadcast({self._mismatch()!r})")
             sizes.append(size)
-        texts = {}
-        for name, (t, marker) in self.leaves.items():
-            shared = any(len(contributors[rank - t.ndim + k]) > 1
-                         for k, one in enumerate(t.ones) if not one)
-            array = name
-            if shared:
-                array = names.fresh(f"{name}_b")
-                shape = tuple("1" if one else sizes[rank - t.ndim + k]
-                              for k, one in enumerate(t.ones))
-                lines.append(f"{array} = _rt.bcast_to({name}, {_tuple(shape)})")
-            texts[marker] = (array, t)
+        texts = {marker: (name, t) for name, (t, marker) in self.leaves.items()}
         return lines, sizes, texts
 
     def _mismatch(self):
         shapes = " and ".join(f"{t}" for t, _ in self.leaves.values())
-        return f"{self.where}: operands could not be broadcast together ({shapes})"
+        return f"{self.where}: operands of shapes {shapes} differ in size"
 
     def indices(self):
         return [self.emitter.names.fresh("i") for _ in range(self.rank)]

@@ -184,18 +184,17 @@ def _unbroadcast(c):
         lines.append(f"{acc} = {_zero(c.out.dtype)}")
         lines += loop.nest(sizes, idx, [f"{acc} = {acc} + {value}"])
         return lines + [f"{c.target} = {acc}"]
-    # general case: out[j] += g[i] where like's dims that are 1 take index 0
+    if g_type.ndim == like_type.ndim and g_type.ones == like_type.ones:
+        return [f"if {g_text}.shape != {like_text}.shape:",  # broadcast at run time
+                _INDENT + f"raise _Broadcast({c.where + ': cotangent shape differs'!r})",
+                f"{c.target} = {g_text}"]
+    # sum over leading dims and dims that are 1 in ``like``: out[j] += g[i]
     lead = g_type.ndim - like_type.ndim
     names = c.emitter.names
     sizes = [names.fresh("n") for _ in range(g_type.ndim)]
     idx = [names.fresh("i") for _ in range(g_type.ndim)]
     keep = [names.fresh("s") for _ in range(like_type.ndim)]
     out = names.fresh("ub")
-    lines = []
-    if lead == 0:
-        lines.append(f"if {g_text}.shape == {like_text}.shape:")
-        lines.append(_INDENT + f"{c.target} = {g_text}")
-        lines.append("else:")
     body = []
     for d in range(g_type.ndim):
         body.append(f"{sizes[d]} = {g_text}.shape[{d}]")
@@ -207,8 +206,7 @@ def _unbroadcast(c):
     at = ", ".join(f"{idx[lead + k]} * {keep[k]}" for k in range(like_type.ndim))
     body.append(_INDENT * g_type.ndim + f"{out}[{at}] += {g_text}[{', '.join(idx)}]")
     body.append(f"{c.target} = {out}")
-    pad = _INDENT if lead == 0 else ""
-    return lines + [pad + line for line in body]
+    return body
 
 
 def _zero(dtype):

@@ -9,20 +9,15 @@ from numba import njit
 _OPTIONS = dict(cache=True, error_model="numpy")
 
 
-@njit(**_OPTIONS)
-def bdim(a, b, where):
-    """The broadcast of two dimension sizes, as NumPy defines it."""
-    if a == b or b == 1:
-        return a
-    if a == 1:
-        return b
-    raise ValueError(where)
+class RuntimeBroadcast(ValueError):
+    """Raised by generated code when operands' sizes differ at run time: either a size-1
+    dimension the types did not know about (NumPy would broadcast it) or a real mismatch.
+    The caller reruns the call on the python backend, which does what NumPy does."""
 
 
 @njit(**_OPTIONS)
 def bcast_to(x, shape):
-    """``x`` itself when it already has ``shape`` (the usual case), else a broadcast copy:
-    fused loops index every operand at the full loop shape."""
+    """``x`` itself when it already has ``shape``, else a broadcast copy (broadcast_to)."""
     if x.shape == shape:
         return x
     return np.broadcast_to(x, shape).copy()

@@ -15,6 +15,8 @@ _NUMPY_UNARY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt",
                 "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
                 "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "sign", "isnan",
                 "isinf", "isfinite", "conjugate"}
+# vectorizable float32/float64 kernels (backends/mathlib.py); libm calls stop LLVM's SIMD
+_MATHLIB = {"exp", "log", "log1p", "expm1", "tanh", "sin", "cos"}
 _INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "floor_divide": "//",
           "remainder": "%", "power": "**", "less": "<", "less_equal": "<=", "greater": ">",
           "greater_equal": ">=", "equal": "==", "not_equal": "!=", "bitwise_and": "&",
@@ -58,6 +60,11 @@ def needs_result_cast(name, dtype):
 
 def scalar_op(name, args, out_dtype):
     """Source of ``name`` applied to scalar source ``args`` (already in the operand dtype)."""
+    real_float = np.dtype(out_dtype) in (np.float32, np.float64)
+    if name in _MATHLIB and real_float:
+        return f"_ml.{name}({args[0]})"
+    if name == "power" and real_float:
+        return f"_ml.power({args[0]}, {args[1]})"
     if name in _INFIX:
         text = f"({args[0]} {_INFIX[name]} {args[1]})"
     elif name in _NUMPY_UNARY:

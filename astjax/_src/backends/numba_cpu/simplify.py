@@ -1,0 +1,121 @@
+"""Copy propagation and dead-store removal on a function's typed ANF, after inlining.
+
+Inlined VJP rules pass values through parameters, tuples and ``r[k]`` reads:
+``t4 = (t0, t2); r3 = t4; c3 = r3[0]``. Reading ``t0`` where ``c3`` was read
+lets fusion put ``t0``'s loop into its consumer's, and the copies go. Only
+names assigned once (temporaries, not loop-carried variables) are touched.
+"""
+import gast
+
+from ...ir import anno
+from ...ir.types import Static
+
+
+def _stores(fdef):
+    counts = {a.id: 1 for a in fdef.args.args}
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _static_index(node):
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    t = anno.get(node, "type")
+    return t.value if isinstance(t, Static) and isinstance(t.value, int) else None
+
+
+def propagate_copies(fdef):
+    """Read each copy's source instead of the copy, until nothing changes."""
+    _prune_decided_branches(fdef)
+    remove_dead_stores(fdef)
+    while _propagate_once(fdef):
+        pass
+
+
+def _propagate_once(fdef):
+    stores = _stores(fdef)
+    once = {name for name, k in stores.items() if k == 1}
+    tuples, alias = {}, {}
+
+    def root(name):
+        while name in alias:
+            name = alias[name]
+        return name
+
+    for s in gast.walk(fdef):
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+            continue
+        target, value = s.targets[0].id, s.value
+        if target not in once or anno.get(value, "captured"):
+            continue
+        if isinstance(value, gast.Tuple):
+            tuples[target] = value.elts
+        elif isinstance(value, gast.Name) and not isinstance(anno.get(value, "type"), Static):
+            if root(value.id) in once and root(value.id) != target:
+                alias[target] = root(value.id)
+        elif isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            elts = tuples.get(root(value.value.id))
+            k = _static_index(value.slice)
+            if elts is not None and k is not None and -len(elts) <= k < len(elts):
+                elt = elts[k]
+                if isinstance(elt, gast.Name) and root(elt.id) in once \
+                        and not anno.get(elt, "captured") \
+                        and not isinstance(anno.get(elt, "type"), Static):
+                    alias[target] = root(elt.id)
+    if not alias:
+        return False
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in alias:
+            n.id = root(n.id)
+    _remove(fdef, lambda s: isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id in alias)
+    remove_dead_stores(fdef)
+    return True
+
+
+def _prune_decided_branches(fdef):
+    """An ``if`` decided when the code was generated becomes the branch it takes, so the
+    other branch's assignments do not count as stores."""
+    for n in list(gast.walk(fdef)):
+        for field in ("body", "orelse"):
+            stmts = getattr(n, field, None)
+            if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
+                continue
+            out = []
+            for s in stmts:
+                taken = anno.get(s, "taken") if isinstance(s, gast.If) else None
+                if taken is None:
+                    out.append(s)
+                else:
+                    out.extend(s.body if taken else s.orelse)
+            setattr(n, field, out or [gast.Pass()])
+
+
+def remove_dead_stores(fdef):
+    """Drop assignments of pure values (names, constants, tuples, reads) nobody reads."""
+    while True:
+        loads = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+        pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
+
+        def dead(s):
+            return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id not in loads and isinstance(s.value, pure) \
+                and anno.get(s.value, "op") is None
+        if not _remove(fdef, dead):
+            return
+
+
+def _remove(fdef, predicate):
+    removed = False
+    for n in gast.walk(fdef):
+        for field in ("body", "orelse"):
+            stmts = getattr(n, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                kept = [s for s in stmts if not predicate(s)]
+                if len(kept) != len(stmts):
+                    removed = True
+                    setattr(n, field, kept or [gast.Pass()])
+    return removed
