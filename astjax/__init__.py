@@ -1,5 +1,6 @@
 """astjax: JAX's programming model as a source-to-source compiler on Numba."""
 from ._src.config import config
+from ._src.runtime.memory import keep_freed_memory as _keep_freed_memory
 from ._src.runtime.array import Array
 from ._src.runtime.api_runtime import (block_until_ready, default_backend, device_count,
                                        device_get, device_put, devices, effects_barrier,
@@ -14,3 +15,4 @@ from . import lax, numpy, nn, test_util, tree_util  # noqa: F401
 from . import profiler, random  # noqa: F401
 
 __version__ = "0.1.0"
+_keep_freed_memory()

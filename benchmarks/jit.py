@@ -36,10 +36,18 @@ def median_time(fn, *args, repeat=15, number=1):
         start = time.perf_counter()
         for _ in range(number):
             out = fn(*args)
-        if hasattr(out, "block_until_ready"):
-            out.block_until_ready()
+        _block(out)
         times.append((time.perf_counter() - start) / number)
     return statistics.median(times)
+
+
+def _block(tree):
+    """Wait for asynchronous results (JAX's and astjax's) in any pytree."""
+    if isinstance(tree, (tuple, list)):
+        for leaf in tree:
+            _block(leaf)
+    elif hasattr(tree, "block_until_ready"):
+        tree.block_until_ready()
 
 
 ROWS = []

@@ -37,3 +37,11 @@ def minimum(a, b):
 @njit(**_OPTIONS)
 def empty_reduction(name):
     raise ValueError(name)
+
+
+@njit(**_OPTIONS)
+def grow(buf):
+    """A tape array twice as long, holding ``buf``'s contents."""
+    out = np.empty(2 * buf.shape[0], buf.dtype)
+    out[:buf.shape[0]] = buf
+    return out

@@ -29,6 +29,7 @@ def _static_index(node):
 def propagate_copies(fdef):
     """Read each copy's source instead of the copy, until nothing changes."""
     _prune_decided_branches(fdef)
+    _trivial_ops_to_copies(fdef)
     remove_dead_stores(fdef)
     while _propagate_once(fdef):
         pass
@@ -75,6 +76,17 @@ def _propagate_once(fdef):
     return True
 
 
+def _trivial_ops_to_copies(fdef):
+    """``t = x + 0.0``, ``t = cotangent_like(x, z)`` with x already shaped like z, ...
+    become ``t = x``, so only real work reads its operands."""
+    from .fusion import trivial
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            keep = trivial(s.value, anno.get(s.targets[0], "type"))
+            if keep is not None:
+                s.value = keep
+
+
 def _prune_decided_branches(fdef):
     """An ``if`` decided when the code was generated becomes the branch it takes, so the
     other branch's assignments do not count as stores."""
@@ -94,7 +106,10 @@ def _prune_decided_branches(fdef):
 
 
 def remove_dead_stores(fdef):
-    """Drop assignments of pure values (names, constants, tuples, reads) nobody reads."""
+    """Drop assignments of pure values (names, constants, tuples, reads) nobody reads,
+    and those overwritten later in the same block before any read."""
+    _remove_overwritten(fdef)
+    _remove_static(fdef)
     while True:
         loads = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                  and isinstance(n.ctx, gast.Load)}
@@ -119,3 +134,45 @@ def _remove(fdef, predicate):
                     removed = True
                     setattr(n, field, kept or [gast.Pass()])
     return removed
+
+
+def _remove_overwritten(fdef):
+    def loads(node):
+        return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load)}
+
+    def overwritten(stmts, i):
+        name = stmts[i].targets[0].id
+        for later in stmts[i + 1:]:
+            if name in loads(later):
+                return False
+            if isinstance(later, gast.Assign) and isinstance(later.targets[0], gast.Name) \
+                    and later.targets[0].id == name:
+                return True
+            if not isinstance(later, (gast.Assign, gast.Expr)) and any(
+                    isinstance(n, gast.Name) and n.id == name for n in gast.walk(later)):
+                return False  # stored inside a branch or loop: not on every path
+        return False
+
+    pure = (gast.Name, gast.Constant, gast.Tuple, gast.Attribute)
+    for n in list(gast.walk(fdef)):
+        for field in ("body", "orelse"):
+            stmts = getattr(n, field, None)
+            if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
+                continue
+            kept = [s for i, s in enumerate(stmts)
+                    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                            and isinstance(s.value, pure) and anno.get(s.value, "op") is None
+                            and overwritten(stmts, i))]
+            if len(kept) != len(stmts):
+                setattr(n, field, kept)
+
+
+def _remove_static(fdef):
+    """Assignments of values known at generation time whose every read is printed as a
+    literal (``ok = g is not None``) only keep their operands alive: drop them."""
+    dynamic = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+               and isinstance(n.ctx, gast.Load) and not isinstance(anno.get(n, "type"), Static)}
+    _remove(fdef, lambda s: isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and isinstance(anno.get(s.targets[0], "type"), Static)
+            and s.targets[0].id not in dynamic)
