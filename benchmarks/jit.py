@@ -265,6 +265,22 @@ _COLD = textwrap.dedent("""
 """)
 
 
+_JAX_COLD = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {here!r})
+    start = time.perf_counter()
+    import jax, jax.numpy as jnp
+    from jit import mlp_data
+    def loss(p, a, b):
+        w1, b1, w2, b2 = p
+        h = jnp.tanh(a @ w1 + b1)
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(h @ w2 + b2) * b, axis=1))
+    params, x, y = mlp_data()
+    jax.block_until_ready(jax.jit(jax.grad(loss))(params, x, y))
+    print(time.perf_counter() - start)
+""")
+
+
 def bench_first_call():
     here = os.path.dirname(os.path.abspath(__file__))
     with tempfile.TemporaryDirectory() as cache:
@@ -278,6 +294,10 @@ def bench_first_call():
         cold = run()
         warm = statistics.median(run() for _ in range(3))
     t = {"astjax": cold, "astjax warm cache": warm}
+    if jax:
+        out = subprocess.run([sys.executable, "-c", _JAX_COLD.format(here=here)],
+                             capture_output=True, text=True, check=True)
+        t["jax"] = float(out.stdout.split()[-1])
     report("first jit(grad(MLP)) call, new process", t, "cold <= 3x JAX's, warm <= 0.7x")
 
 

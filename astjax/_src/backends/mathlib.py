@@ -100,7 +100,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload, register_jitable
 
 __all__ = ["exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "power",
-           "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
+           "fma", "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
 
 with open(__file__, "rb") as _src:
     CACHE_KEY = hashlib.sha256(_src.read()).hexdigest()[:16]
@@ -950,3 +950,8 @@ def _ol_power(x, y):
     if ty == types.float32:
         return lambda x, y: _power_f32(np.float32(x), np.float32(y))
     return lambda x, y: _power_f64(np.float64(x), np.float64(y))
+
+
+# jnp.fma in generated loops: the same intrinsic, one rounding (float32/float64 operands of
+# one dtype; generated code casts them first)
+fma = _fma

@@ -17,10 +17,10 @@ from ...ir.types import ArrayType, Static, as_array_type
 from ...ops.registry import REGISTRY
 from .scalar import cast, scalar_op, typed_literal
 
-_UNLOWERED = {"left_shift", "right_shift", "nextafter"}
+_UNLOWERED = set()
 FUSABLE = {name for name, op in REGISTRY.items()
            if op.family == "elementwise" and name not in _UNLOWERED} | {
-    "where", "astype", "clip", "stop_gradient", "cotangent_like"}
+    "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma"}
 REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 

@@ -329,3 +329,47 @@ def _cumsum(c):
     if a_type.dtype != c.out.dtype:
         a = f"{a}.astype({c.dtype()})"
     return c.assign(f"np.{c.op.name}({a}).astype({c.dtype()})")
+
+
+@lowering("asarray", "array")
+def _asarray(c):
+    """Of an array: a cast (or the array itself); lists and tuples are not lowered."""
+    name = "a" if "a" in c.operands else "object"
+    t = c.type(name)
+    if c.out.ndim == 0 and (isinstance(t, ArrayType) or (
+            isinstance(t, Static) and isinstance(t.value, (bool, int, float, np.generic)))):
+        return c.assign(Loop(c.emitter, 0, c.where).operand(c.operands[name], c.out.dtype))
+    if not isinstance(t, ArrayType) or c.param("ndmin", 0):
+        raise Unsupported(f"jnp.{c.op.name} of {t}")
+    x = c.text(name)
+    if t.ndim == 0:
+        return c.assign(Loop(c.emitter, 0, c.where).operand(c.operands[name], c.out.dtype))
+    if t.dtype == c.out.dtype:
+        return c.assign(f"{x}.copy()" if c.op.name == "array" else x)
+    return c.assign(f"{x}.astype({c.dtype()})")
+
+
+@lowering("frexp")
+def _frexp(c):
+    """Per element through ``math.frexp`` (exact in float64 for float32 inputs too)."""
+    x_type = as_array_type(c.type("x"))
+    m_type, e_type = c.out.elts
+    if x_type.dtype.kind != "f":
+        raise Unsupported(f"frexp of {x_type}")
+    loop = Loop(c.emitter, x_type.ndim, c.where)
+    value = loop.operand(c.operands["x"])
+    names = c.emitter.names
+    m, e, pair = names.fresh("mant"), names.fresh("expo"), names.fresh("fr")
+    if x_type.ndim == 0:
+        return [f"{pair} = math.frexp({value})",
+                f"{c.target} = (np.{m_type.dtype.name}({pair}[0]), "
+                f"np.{e_type.dtype.name}({pair}[1]))"]
+    lines, sizes, texts = loop.header()
+    idx = loop.indices()
+    value = loop.substitute(value, texts, idx)
+    at = ", ".join(idx)
+    lines.append(f"{m} = np.empty({_tuple(sizes)}, np.{m_type.dtype.name})")
+    lines.append(f"{e} = np.empty({_tuple(sizes)}, np.{e_type.dtype.name})")
+    lines += loop.nest(sizes, idx, [f"{pair} = math.frexp({value})",
+                                    f"{m}[{at}] = {pair}[0]", f"{e}[{at}] = {pair}[1]"])
+    return lines + [f"{c.target} = ({m}, {e})"]

@@ -63,6 +63,10 @@ def scalar_op(name, args, out_dtype):
     real_float = np.dtype(out_dtype) in (np.float32, np.float64)
     if name in _MATHLIB and real_float:
         return f"_ml.{name}({args[0]})"
+    if name == "fma":
+        if real_float:
+            return f"_ml.fma({args[0]}, {args[1]}, {args[2]})"
+        return f"np.{np.dtype(out_dtype).name}({args[0]} * {args[1]} + {args[2]})"
     if name == "power" and real_float:
         return f"_ml.power({args[0]}, {args[1]})"
     if name in _INFIX:
@@ -71,8 +75,8 @@ def scalar_op(name, args, out_dtype):
         text = f"np.{name}({args[0]})"
     elif name in ("maximum", "minimum"):
         text = f"_rt.{name}({args[0]}, {args[1]})"
-    elif name == "arctan2":
-        text = f"np.arctan2({args[0]}, {args[1]})"
+    elif name in ("arctan2", "nextafter"):
+        text = f"np.{name}({args[0]}, {args[1]})"
     elif name == "negative":
         text = f"(-{args[0]})"
     elif name in ("positive", "stop_gradient"):
@@ -99,6 +103,20 @@ def scalar_op(name, args, out_dtype):
         text = f"{args[0]}.real"
     elif name == "imag":
         text = f"{args[0]}.imag"
+    elif name in ("left_shift", "right_shift"):
+        # NumPy and XLA: amounts outside [0, bits) give 0, or -1 for a negative value
+        # shifted right; LLVM's shifts are undefined there
+        dtype = np.dtype(out_dtype)
+        bits = dtype.itemsize * 8
+        t = f"np.{dtype.name}"
+        x, y = args
+        if name == "left_shift":
+            text = f"({t}({x} << {y}) if 0 <= {y} < {bits} else {t}(0))"
+        elif dtype.kind == "u":
+            text = f"({t}({x} >> {y}) if 0 <= {y} < {bits} else {t}(0))"
+        else:
+            text = f"({t}({x} >> {y}) if 0 <= {y} < {bits} else {t}(-1 if {x} < 0 else 0))"
+        return text
     elif name == "where":
         text = f"({args[1]} if {args[0]} else {args[2]})"
     else:
