@@ -277,7 +277,9 @@ class Jitted(Transformed):
         self.fast = {} if plain and not self.static and not self.donate_argnums else None
 
     def backend_now(self):
-        return config.astjax_jit_backend
+        # jit itself compiles with the configured backend; transforms built on Jitted (grad,
+        # jacrev, ...) called outside jit run generated NumPy code: no compile wait
+        return config.astjax_jit_backend if type(self) is Jitted else "python"
 
     def __call__(self, *args, **kwargs):
         from .backends.numba_cpu import fastcall

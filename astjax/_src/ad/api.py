@@ -26,6 +26,10 @@ def _argnums_tuple(argnums, n, name):
     return tuple(i % n for i in nums)
 
 
+class _Primal(Jitted):
+    """The primal outputs of ``vjp``/``jvp``, computed on the python backend."""
+
+
 class Grad(Jitted):
     """``grad`` / ``value_and_grad`` of ``fun``."""
 
@@ -163,7 +167,7 @@ class _VjpTarget:
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), pullback)`` [``, aux``]: ``pullback(g)`` gives the cotangents."""
-    out = Jitted(fun)(*primals)
+    out = _Primal(fun)(*primals)
     pull = _Pullback(fun, primals, has_aux)
     if has_aux:
         return out[0], pull, out[1]
@@ -311,7 +315,7 @@ def hessian(fun, argnums=0):
 
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``."""
-    out = Jitted(fun)(*primals)
+    out = _Primal(fun)(*primals)
 
     def f_jvp(*tangents):
         return jvp(fun, primals, tangents)[1]
