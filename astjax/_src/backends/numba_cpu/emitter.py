@@ -31,6 +31,23 @@ _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice
                    type(Ellipsis))
 
 
+def _consumers(fdef):
+    """Variable -> the op names (or None for anything else) of the statements reading it."""
+    out = {}
+    for s in gast.walk(fdef):
+        if isinstance(s, (gast.Assign, gast.Expr, gast.Return, gast.If, gast.While)):
+            value = getattr(s, "value", None) or getattr(s, "test", None)
+            op = anno.get(value, "op") if value is not None else None
+            for n in gast.walk(value) if value is not None else ():
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                    out.setdefault(n.id, []).append(op.name if op is not None else None)
+        elif isinstance(s, gast.For):
+            for n in gast.walk(s.iter):
+                if isinstance(n, gast.Name):
+                    out.setdefault(n.id, []).append(None)
+    return out
+
+
 def _scalar_tapes(fdef):
     """Lists only built empty, appended scalars of one dtype to and popped: name -> dtype."""
     kinds, other_uses = {}, set()
@@ -99,6 +116,7 @@ class NumbaEmitter(PythonEmitter):
         self.names = fusion.Names(spec.fdef)
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
+        self.consumers = _consumers(spec.fdef)
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))
                       for name, dtype in _scalar_tapes(spec.fdef).items()}
         return super().function(spec)

@@ -101,6 +101,9 @@ def _transpose(c):
     if rank <= 1:
         return c.assign(a)
     if axes is None or tuple(axes) == tuple(reversed(range(rank))):
+        readers = c.emitter.consumers.get(c.target, [None])
+        if rank == 2 and all(r in ("dot", "matmul") for r in readers):
+            return c.assign(f"{a}.T")  # BLAS reads the transposed layout, no copy
         return c.assign(f"np.ascontiguousarray({a}.T)")
     return c.assign(f"np.ascontiguousarray(np.transpose({a}, {_tuple(map(str, axes))}))")
 

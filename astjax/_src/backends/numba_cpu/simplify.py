@@ -29,6 +29,10 @@ def _static_index(node):
 def propagate_copies(fdef):
     """Read each copy's source instead of the copy, until nothing changes."""
     _prune_decided_branches(fdef)
+    # statements type inference never reached (behind a branch decided statically) only
+    # keep their operands alive
+    _remove(fdef, lambda s: isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and anno.get(s.targets[0], "type") is None)
     _trivial_ops_to_copies(fdef)
     remove_dead_stores(fdef)
     while _propagate_once(fdef):
@@ -106,8 +110,8 @@ def _prune_decided_branches(fdef):
 
 
 def remove_dead_stores(fdef):
-    """Drop assignments of pure values (names, constants, tuples, reads) nobody reads,
-    and those overwritten later in the same block before any read."""
+    """Drop assignments of pure values (names, constants, tuples, reads, op results) nobody
+    reads, and those overwritten later in the same block before any read."""
     _remove_overwritten(fdef)
     _remove_static(fdef)
     while True:
@@ -115,10 +119,10 @@ def remove_dead_stores(fdef):
                  and isinstance(n.ctx, gast.Load)}
         pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
 
-        def dead(s):
+        def dead(s):  # ops are pure: an unread result (a cotangent nobody asked for) goes
             return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
-                and s.targets[0].id not in loads and isinstance(s.value, pure) \
-                and anno.get(s.value, "op") is None
+                and s.targets[0].id not in loads and (
+                    isinstance(s.value, pure) or anno.get(s.value, "op") is not None)
         if not _remove(fdef, dead):
             return
 
