@@ -9,6 +9,7 @@ from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
 from ._src.lax.slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                dynamic_update_index_in_dim, dynamic_update_slice,
                                dynamic_update_slice_in_dim, select)
+from ._src.batching.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._src.ops.registry import REGISTRY as _REGISTRY
 
 stop_gradient = _REGISTRY["stop_gradient"]
@@ -16,4 +17,5 @@ stop_gradient = _REGISTRY["stop_gradient"]
 __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan", "select",
            "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
-           "dynamic_update_index_in_dim"]
+           "dynamic_update_index_in_dim", "psum", "pmean", "pmax", "pmin", "all_gather",
+           "axis_index"]

@@ -166,6 +166,8 @@ def _broadcast_to(c):
         return c.assign(a)
     if a_type.ndim == 0:
         return c.assign(f"np.full({shape}, {a})")
+    if a_type.ndim != c.out.ndim:  # bcast_to compares shapes: only of one rank
+        return c.assign(f"np.broadcast_to({a}, {shape}).copy()")
     return c.assign(f"_rt.bcast_to({a}, {shape})")
 
 

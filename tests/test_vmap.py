@@ -1,0 +1,917 @@
+"""vmap: every registered op against stacking the op applied per slice, batched control
+flow, compositions with grad/jit/vmap, in_axes/out_axes and JAX's errors.
+
+References are per-example loops: the same function called eagerly (NumPy underneath) on
+each slice of the mapped arguments, results stacked along out_axes.
+"""
+import atexit
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import grad, jacfwd, jacrev, jit, make_source, value_and_grad, vmap
+from astjax._src.ops.registry import REGISTRY
+
+B = 3  # batch size of the op tests
+
+
+@pytest.fixture(autouse=True)
+def _python_backend():
+    """Compositions with jit use the python backend here (Numba compiles take seconds);
+    test_numba_backend runs one program through Numba."""
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "python")
+    yield
+    astjax.config.update("astjax_jit_backend", before)
+
+
+# --- per-example reference -------------------------------------------------------------------
+
+def _slice(value, axis, b):
+    if axis is None:
+        return jnp.asarray(value) if isinstance(value, np.ndarray) else value
+    if isinstance(value, dict):
+        return {k: _slice(v, axis[k] if isinstance(axis, dict) else axis, b)
+                for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        axes = axis if isinstance(axis, (tuple, list)) else [axis] * len(value)
+        return type(value)(_slice(v, a, b) for v, a in zip(value, axes))
+    return jnp.asarray(np.take(np.asarray(value), b, axis=axis))
+
+
+def _size(value, axis):
+    if axis is None:
+        return None
+    if isinstance(value, dict):
+        return next(s for k, v in value.items()
+                    if (s := _size(v, axis[k] if isinstance(axis, dict) else axis)) is not None)
+    if isinstance(value, (tuple, list)):
+        axes = axis if isinstance(axis, (tuple, list)) else [axis] * len(value)
+        return next(s for v, a in zip(value, axes) if (s := _size(v, a)) is not None)
+    return np.shape(value)[axis]
+
+
+def loop_reference(fn, args, in_axes=0, out_axes=0):
+    """``vmap(fn, in_axes, out_axes)(*args)`` as a loop of eager calls on slices."""
+    axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+    n = next(s for a, ax in zip(args, axes) if (s := _size(a, ax)) is not None)
+    outs = [fn(*[_slice(a, ax, b) for a, ax in zip(args, axes)]) for b in range(n)]
+    return _stack(outs, out_axes)
+
+
+def _stack(outs, out_axes):
+    first = outs[0]
+    if isinstance(first, dict):
+        return {k: _stack([o[k] for o in outs], out_axes[k] if isinstance(out_axes, dict)
+                          else out_axes) for k in first}
+    if isinstance(first, (tuple, list)):
+        axes = out_axes if isinstance(out_axes, (tuple, list)) else [out_axes] * len(first)
+        return type(first)(_stack([o[k] for o in outs], axes[k]) for k in range(len(first)))
+    outs = [np.asarray(jnp.asarray(o)) for o in outs]  # Python numbers as JAX types them
+    if out_axes is None:
+        return outs[0]
+    return np.stack(outs, axis=out_axes)
+
+
+def assert_tree_close(out, ref, rtol=1e-5, atol=1e-6):
+    if isinstance(ref, dict):
+        assert isinstance(out, dict) and set(out) == set(ref)
+        for k in ref:
+            assert_tree_close(out[k], ref[k], rtol, atol)
+        return
+    if isinstance(ref, (tuple, list)):
+        assert isinstance(out, (tuple, list)) and len(out) == len(ref), (out, ref)
+        for o, r in zip(out, ref):
+            assert_tree_close(o, r, rtol, atol)
+        return
+    out, ref = np.asarray(out), np.asarray(ref)
+    assert out.shape == ref.shape, (out.shape, ref.shape)
+    assert out.dtype == ref.dtype, (out.dtype, ref.dtype)
+    if ref.dtype.kind in "fc":
+        np.testing.assert_allclose(out, ref, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(out, ref)
+
+
+def check(fn, *args, in_axes=0, out_axes=0, rtol=1e-5, atol=1e-6, loops=None):
+    """vmap against the per-example loop; ``loops``: whether the generated code may (None),
+    must (True) or must not (False) fall back to a loop over the examples."""
+    f = vmap(fn, in_axes, out_axes)
+    out = f(*args)
+    ref = loop_reference(fn, args, in_axes, out_axes)
+    assert_tree_close(out, ref, rtol, atol)
+    if loops is not None:
+        source = generated_source(f)
+        assert ("_example" in source) == loops, source
+    return out
+
+
+def generated_source(f):
+    (compiled,) = f.cache.values()
+    return compiled.source
+
+
+# --- registry-driven op tests ------------------------------------------------------------------
+# A sample is (op, expression over operands a, b, c, ..., per-example operand generators). The
+# expressions become functions of a generated module (compiled from its source like user code).
+
+def F(*shape, lo=-1.0, hi=1.0, dtype=np.float32):
+    return lambda rng: rng.uniform(lo, hi, shape).astype(dtype)
+
+
+def I(*shape, lo=0, hi=3):
+    return lambda rng: rng.integers(lo, hi, shape).astype(np.int32)
+
+
+def Bo(*shape):
+    return lambda rng: rng.random(shape) > 0.5
+
+
+def SPECIAL(*shape):
+    values = np.array([np.inf, -np.inf, np.nan, 1.5], np.float32)
+    return lambda rng: values[rng.integers(0, 4, shape)]
+
+
+POS = dict(lo=0.2, hi=0.9)
+_INT_OPS = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
+            "floor_divide", "remainder"}
+_BOOL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
+
+
+def _elementwise_samples():
+    out = []
+    for name, op in REGISTRY.items():
+        if op.family != "elementwise":
+            continue
+        n = len(op.operands)
+        if name in _BOOL_OPS:
+            gens = [Bo(2, 3), Bo(3)][:n]
+        elif name in _INT_OPS:
+            gens = [I(2, 3, lo=1, hi=9), I(3, lo=1, hi=4)][:n]
+        elif name == "arccosh":
+            gens = [F(2, 3, lo=1.2, hi=3.0)]
+        else:
+            gens = [F(2, 3, **POS), F(3, **POS)][:n]
+        call = f"jnp.{name}({', '.join('abc'[:n])})"
+        out.append((name, call, gens))
+    return out
+
+
+SAMPLES = _elementwise_samples() + [
+    ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
+    ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
+    ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),
+    ("clip", "jnp.clip(a, b, 0.5)", [F(2, 3), F(3, lo=-1, hi=0)]),
+    ("round", "jnp.round(a, 1)", [F(2, 3)]),
+    ("nan_to_num", "jnp.nan_to_num(a, posinf=9.0)", [SPECIAL(2, 3)]),
+    ("stop_gradient", "astjax.lax.stop_gradient(a)", [F(2, 3)]),
+    ("array", "jnp.array([a, b[0], 2.0])", [F(), F(2)]),
+    ("array", "jnp.array((a, b), ndmin=3)", [F(2), F(2)]),
+    ("asarray", "jnp.asarray(a)", [F(2, 3)]),
+    ("full", "jnp.full((2, 3), a)", [F(3)]),
+    ("zeros_like", "jnp.zeros_like(a) + 1", [F(2, 3)]),
+    ("ones_like", "jnp.ones_like(a, shape=(2,)) + a[0]", [F(2)]),
+    ("empty_like", "jnp.empty_like(a)", [F(2, 3)]),
+    ("full_like", "jnp.full_like(a, b)", [F(2, 3), F(3)]),
+    ("linspace", "jnp.linspace(a, b, 4, axis=-1)", [F(2), F(2)]),
+    ("diag", "jnp.diag(a, 1)", [F(3)]),
+    ("diag", "jnp.diag(a)", [F(3, 3)]),
+    ("sum", "jnp.sum(a)", [F(2, 3)]),
+    ("sum", "a.sum(axis=(0, -1), keepdims=True)", [F(2, 3, 2)]),
+    ("prod", "jnp.prod(a, axis=1)", [F(2, 3)]),
+    ("max", "jnp.max(a, axis=0)", [F(2, 3)]),
+    ("min", "a.min()", [F(2, 3)]),
+    ("any", "jnp.any(a > 0.5, axis=-1)", [F(2, 3)]),
+    ("all", "jnp.all(a > -0.5)", [F(2, 3)]),
+    ("count_nonzero", "jnp.count_nonzero(a > 0, axis=0)", [F(2, 3)]),
+    ("argmax", "jnp.argmax(a)", [F(2, 3)]),
+    ("argmax", "jnp.argmax(a, axis=0, keepdims=True)", [F(2, 3)]),
+    ("argmin", "jnp.argmin(a, keepdims=True)", [F(2, 3)]),
+    ("mean", "jnp.mean(a, axis=1)", [F(2, 3)]),
+    ("var", "jnp.var(a, ddof=1)", [F(2, 3)]),
+    ("std", "jnp.std(a, axis=0)", [F(2, 3)]),
+    ("cumsum", "jnp.cumsum(a)", [F(2, 3)]),
+    ("cumprod", "jnp.cumprod(a, axis=-1)", [F(2, 3)]),
+    ("reshape", "a.reshape(3, 2)", [F(2, 3)]),
+    ("reshape", "jnp.reshape(a, (-1,))", [F(2, 3)]),
+    ("reshape", "a.reshape(a.shape[1], a.shape[0])", [F(2, 3)]),
+    ("ravel", "a.ravel()", [F(2, 3)]),
+    ("swapaxes", "jnp.swapaxes(a, 0, -1)", [F(2, 3, 4)]),
+    ("moveaxis", "jnp.moveaxis(a, 0, -1)", [F(2, 3, 4)]),
+    ("expand_dims", "jnp.expand_dims(a, (0, 2))", [F(2, 3)]),
+    ("squeeze", "jnp.squeeze(a, 1)", [F(2, 1, 3)]),
+    ("broadcast_to", "jnp.broadcast_to(a, (4, 2, 3))", [F(2, 1)]),
+    ("broadcast_arrays", "jnp.broadcast_arrays(a, b)", [F(2, 1), F(3)]),
+    ("atleast_1d", "jnp.atleast_1d(a)", [F()]),
+    ("atleast_2d", "jnp.atleast_2d(a, b)", [F(3), F()]),
+    ("atleast_3d", "jnp.atleast_3d(a)", [F(2, 3)]),
+    ("concatenate", "jnp.concatenate([a, b], axis=-1)", [F(2, 3), F(2, 1)]),
+    ("concatenate", "jnp.concatenate((a, b), axis=None)", [F(2, 3), F(2)]),
+    ("stack", "jnp.stack([a, b], axis=1)", [F(2, 3), F(2, 3)]),
+    ("hstack", "jnp.hstack([a, b])", [F(2), F(3)]),
+    ("vstack", "jnp.vstack((a, b))", [F(3), F(2, 3)]),
+    ("split", "jnp.split(a, 2, axis=1)", [F(3, 4)]),
+    ("array_split", "jnp.array_split(a, 3)", [F(4, 2)]),
+    ("tile", "jnp.tile(a, (2, 1, 2))", [F(2, 3)]),
+    ("repeat", "jnp.repeat(a, 2)", [F(2, 3)]),
+    ("repeat", "a.repeat(2, axis=0)", [F(2, 3)]),
+    ("flip", "jnp.flip(a)", [F(2, 3)]),
+    ("roll", "jnp.roll(a, 2)", [F(2, 3)]),
+    ("roll", "jnp.roll(a, -1, axis=1)", [F(2, 3)]),
+    ("dot", "jnp.dot(a, b)", [F(2, 3), F(3)]),
+    ("dot", "jnp.dot(a, b)", [F(2, 3), F(4, 3, 2)]),
+    ("dot", "a.dot(b)", [F(3), F()]),
+    ("matmul", "a @ b", [F(2, 3), F(3, 4)]),
+    ("matmul", "a @ b", [F(3), F(2, 3, 4)]),
+    ("matmul", "jnp.matmul(a, b)", [F(2, 2, 3), F(3)]),
+    ("vdot", "jnp.vdot(a, b)", [F(2, 3), F(6)]),
+    ("inner", "jnp.inner(a, b)", [F(2, 3), F(4, 3)]),
+    ("outer", "jnp.outer(a, b)", [F(3), F(2, 2)]),
+    ("tensordot", "jnp.tensordot(a, b, axes=([0, 2], [1, 0]))", [F(2, 3, 4), F(4, 2)]),
+    ("tensordot", "jnp.tensordot(a, b, 1)", [F(2, 3), F(3, 2)]),
+    ("einsum", "jnp.einsum('ij,jk->ki', a, b)", [F(2, 3), F(3, 4)]),
+    ("einsum", "jnp.einsum('...i,i', a, b)", [F(2, 3), F(3)]),
+    ("transpose", "a.T", [F(2, 3, 4)]),
+    ("transpose", "jnp.transpose(a, (1, 0, 2))", [F(2, 3, 4)]),
+    ("matrix_transpose", "jnp.matrix_transpose(a)", [F(2, 3, 4)]),
+    ("trace", "jnp.trace(a, 1)", [F(3, 3)]),
+    ("getitem", "a[1:, None, ::-1]", [F(3, 4)]),
+    ("getitem", "a[..., b]", [F(2, 4), I()]),
+    ("getitem", "a[b]", [F(4, 2), I(2, 3)]),
+    ("getitem", "a[:, b]", [F(2, 4), I(3)]),
+    ("getitem", "a[b, :, c]", [F(3, 2, 4), I(2), I(2)]),
+    ("getitem", "a[0, :, b]", [F(3, 2, 4), I(2)]),
+    ("at_set", "a.at[b].set(c)", [F(4), I(), F()]),
+    ("at_set", "a.at[1:, 0].set(c)", [F(3, 2), None, F(2)]),
+    ("at_add", "a.at[:, b].add(c)", [F(2, 4), I(3), F(2, 3)]),
+    ("at_subtract", "a.at[b, :, c].subtract(1.0)", [F(3, 2, 4), I(2), I(2)]),
+    ("at_multiply", "a.at[0, b].multiply(c)", [F(2, 4), I(2), F(2)]),
+    ("at_divide", "a.at[b].divide(2.0)", [F(4), I(2)]),
+    ("at_power", "a.at[b].power(c)", [F(4, **POS), I(), F(**POS)]),
+    ("at_min", "a.at[b].min(c)", [F(4), I(3), F()]),
+    ("at_max", "a.at[..., b].max(c)", [F(2, 4), I(), F(2)]),
+    ("frexp", "jnp.frexp(a)", [F(2, 3)]),
+    ("ldexp", "jnp.ldexp(a, b)", [F(2, 3), I(3)]),
+    ("fma", "jnp.fma(a, b, c)", [F(2, 3), F(3), F()]),
+    ("argsort", "jnp.argsort(a)", [F(2, 3)]),
+    ("unbroadcast", "_ajx.unbroadcast(a, b)", [F(2, 3), F(1, 3)]),
+    ("cotangent_like", "_ajx.cotangent_like(a, b)", [F(3), F(2, 3)]),
+]
+
+# ops whose operands are only sizes (nothing to batch): used inside a batched function
+NO_OPERANDS = {"zeros", "ones", "empty", "arange", "eye", "identity", "tri"}
+
+
+def _module():
+    lines = ["import astjax", "import astjax.numpy as jnp",
+             "from astjax._src.ad import adlib as _ajx", ""]
+    for k, (name, expr, gens) in enumerate(SAMPLES):
+        params = ", ".join("abc"[:len(gens)])
+        lines += [f"def op_{k}({params}):", f"    return {expr}", ""]
+    folder = tempfile.mkdtemp(prefix="astjax_vmap_ops_")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "vmap_op_samples.py")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("vmap_op_samples", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["vmap_op_samples"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SAMPLE_FUNCTIONS = _module()
+
+
+def _variants(gens):
+    """in_axes mixes for a sample: everything batched at axis 0; the first operand batched
+    along its last axis and the rest unbatched; the first unbatched and the rest batched."""
+    live = [k for k, g in enumerate(gens) if g is not None]
+    out = [tuple(0 if g is not None else None for g in gens)]
+    out.append(tuple((-1 if k == live[0] else None) if g is not None else None
+                     for k, g in enumerate(gens)))
+    if len(live) > 1:
+        out.append(tuple((None if k == live[0] else 0) if g is not None else None
+                         for k, g in enumerate(gens)))
+    return out
+
+
+def _batched_args(gens, in_axes, rng):
+    args = []
+    for g, ax in zip(gens, in_axes):
+        if g is None:
+            args.append(None)
+        elif ax is None:
+            args.append(g(rng))
+        else:
+            stacked = np.stack([g(rng) for _ in range(B)])
+            args.append(np.moveaxis(stacked, 0, ax))
+    return args
+
+
+CASES = [(k, axes) for k, (_, _, gens) in enumerate(SAMPLES) for axes in _variants(gens)]
+
+
+@pytest.mark.parametrize("k,in_axes", CASES,
+                         ids=[f"{SAMPLES[k][0]}-{k}-{axes}" for k, axes in CASES])
+def test_op_under_vmap(k, in_axes):
+    name, expr, gens = SAMPLES[k]
+    fn = getattr(SAMPLE_FUNCTIONS, f"op_{k}")
+    rng = np.random.default_rng(k)
+    args = _batched_args(gens, in_axes, rng)
+    check(fn, *args, in_axes=in_axes, rtol=2e-5, atol=1e-5, loops=name == "diag")
+
+
+def test_every_op_has_a_sample():
+    tested = {name for name, _, _ in SAMPLES} | NO_OPERANDS
+    missing = sorted(set(REGISTRY) - tested)
+    assert not missing, f"ops without a vmap test sample: {missing}"
+
+
+def test_every_op_with_operands_has_a_rule():
+    from astjax._src.batching.rules import rule_for
+    no_rule = sorted(n for n, op in REGISTRY.items() if rule_for(op) is None)
+    # these loop over the examples (diag) or take no operands at all
+    assert set(no_rule) <= NO_OPERANDS | {"diag"}, no_rule
+
+
+def size_ops(x, n):
+    return x * jnp.arange(3.0) + jnp.zeros(3) + jnp.ones((1, 3)) + jnp.eye(3)[n] + \
+        jnp.identity(3)[0] + jnp.tri(3)[1] + jnp.empty(3)
+
+
+def test_ops_without_operands():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    check(size_ops, x, 1, in_axes=(0, None))
+
+
+# --- control flow on batched values ----------------------------------------------------------
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((5, 3)).astype(np.float32)
+
+
+def branch(x):
+    if x.sum() > 0:
+        y = jnp.sin(x) * 2.0
+    else:
+        y = -x
+    return y
+
+
+def elif_chain(x, k):
+    if k == 0:
+        y = x + 1.0
+    elif k == 1:
+        y = x * x
+    else:
+        y = x
+    return y
+
+
+def conditional_expression(x):
+    return x if x[0] > 0 else x * 0.5
+
+
+def short_circuit(x):
+    if x[0] > 0 and x[1] > 0:
+        return x.sum()
+    return 0.0
+
+
+def early_return(x):
+    if x[0] > 0:
+        return x * 2.0
+    y = x + 1.0
+    if y[1] > 0:
+        return y
+    return -y
+
+
+def out_of_range_guarded(x, i):
+    if i < 3:
+        y = x[i]  # only valid where the branch is taken: loops over the examples
+    else:
+        y = x[0] * 10.0
+    return y
+
+
+def test_if_on_batched_values_selects():
+    check(branch, X, loops=False)
+    check(elif_chain, X, np.array([0, 1, 2, 1, 0], np.int32), loops=False)
+    check(conditional_expression, X, loops=False)
+    check(short_circuit, X, loops=False)
+    check(early_return, X, loops=False)
+
+
+def test_if_with_unbatched_condition_stays_an_if():
+    f = vmap(elif_chain, (0, None))
+    assert_tree_close(f(X, 1), loop_reference(elif_chain, (X, 1), (0, None)))
+    assert "if " in generated_source(f) and "where" not in generated_source(f)
+
+
+def test_unsafe_branch_loops_over_examples():
+    check(out_of_range_guarded, X, np.array([0, 2, 7, 1, 9], np.int32), loops=True)
+
+
+def halve_until_small(x):
+    n = 0
+    while jnp.abs(x) > 1.0:
+        x = x / 2.0
+        n = n + 1
+    return x, n
+
+
+def count_up(x, n):
+    acc = jnp.zeros_like(x)
+    for i in range(n):
+        acc = acc + x * i
+    return acc
+
+
+def nested_loops(x, n):
+    acc = jnp.zeros_like(x)
+    for i in range(n):
+        j = 0
+        while j < i:
+            acc = acc + x * j
+            j = j + 1
+    return acc
+
+
+def newton_sqrt(a):
+    x = a
+    while jnp.abs(x * x - a) > 1e-4 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def test_while_on_batched_condition_masks_finished_examples():
+    vals = np.array([0.5, 3.0, -17.0, 1.5, 100.0], np.float32)
+    out = check(halve_until_small, vals, loops=False)
+    assert out[1].tolist() == [0, 2, 5, 1, 7]
+    check(newton_sqrt, np.array([2.0, 9.0, 1e4, 0.25], np.float32), loops=False)
+
+
+def test_for_with_per_example_trip_counts():
+    check(count_up, X, np.array([0, 3, 1, 5, 2], np.int32), loops=False)
+    check(nested_loops, X, np.array([0, 3, 1, 4, 2], np.int32))
+    check(count_up, X, 4, in_axes=(0, None), loops=False)
+
+
+def index_loop(x, n):
+    i = 0
+    total = 0.0
+    while i < n:
+        total = total + x[i]  # x[i] fails past the end: the loop runs per example
+        i = i + 1
+    return total
+
+
+def test_unsafe_while_loops_over_examples():
+    check(index_loop, X, np.array([0, 3, 1, 2, 3], np.int32), loops=True)
+
+
+def fact(n):
+    if n <= 1.0:
+        return 1.0
+    return n * fact(n - 1.0)
+
+
+def helper(w, x):
+    return jnp.tanh(w @ x)
+
+
+def calls_helper(w, x):
+    return helper(w, x) + helper(w, 2.0 * x)
+
+
+def test_calls_and_recursion():
+    check(fact, np.array([1.0, 3.0, 5.0, 2.0], np.float32))
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    check(calls_helper, w, X, in_axes=(None, 0), loops=False)
+    check(calls_helper, np.stack([w] * 5), X, loops=False)
+
+
+# --- compositions ----------------------------------------------------------------------------
+
+W = rng.standard_normal((4, 3)).astype(np.float32)
+
+
+def loss(w, x):
+    return jnp.sum(jnp.tanh(w @ x) ** 2)
+
+
+def loss_grad_ref(w, x):
+    h = np.tanh(w @ x)
+    return np.outer(2 * h * (1 - h ** 2), x)
+
+
+def branchy_loss(x):
+    if x.sum() > 0:
+        y = jnp.sin(x) * x
+    else:
+        y = jnp.cos(x)
+    return y.sum()
+
+
+def looping_loss(x, n):
+    y = x
+    for i in range(n):
+        y = jnp.sin(y) + x
+    return (y * y).sum()
+
+
+def test_per_example_gradients():
+    out = vmap(grad(loss), (None, 0))(W, X)
+    np.testing.assert_allclose(out, np.stack([loss_grad_ref(W, x) for x in X]), rtol=1e-4,
+                               atol=1e-5)
+    # with branches and loops on values (taped by reverse mode)
+    check(grad(branchy_loss), X, rtol=1e-4, atol=1e-5)
+    check(grad(looping_loss), X, 3, in_axes=(0, None), rtol=1e-4, atol=1e-5)
+    check(value_and_grad(loss, argnums=1), W, X, in_axes=(None, 0), rtol=1e-4, atol=1e-5)
+
+
+def with_aux(x):
+    return jnp.sum(x ** 3), x * 2.0
+
+
+def test_per_example_value_and_grad_with_aux():
+    (value, aux), g = vmap(value_and_grad(with_aux, has_aux=True))(X)
+    np.testing.assert_allclose(value, (X ** 3).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(aux, X * 2, rtol=1e-6)
+    np.testing.assert_allclose(g, 3 * X ** 2, rtol=1e-5)
+
+
+def batch_loss(w, xs):
+    return vmap(loss, (None, 0))(w, xs).sum()
+
+
+def test_grad_of_vmap():
+    g = grad(batch_loss)(W, X)
+    np.testing.assert_allclose(g, sum(loss_grad_ref(W, x) for x in X), rtol=1e-4, atol=1e-5)
+    g2 = grad(lambda w: vmap(loss, (None, 0))(w, X).sum())(W)
+    np.testing.assert_allclose(g2, g, rtol=1e-6)
+
+
+def layer(w, x):
+    return jnp.tanh(x @ w)
+
+
+def test_jacobians_and_vmap():
+    w = rng.standard_normal((3, 4)).astype(np.float32)
+    xs = X[:2]
+    h = np.tanh(xs @ w)
+    ref = np.zeros((2, 4, 2, 3), np.float32)
+    for b in range(2):
+        ref[b, :, b, :] = (1 - h[b] ** 2)[:, None] * w.T
+    np.testing.assert_allclose(jacrev(lambda x: vmap(layer, (None, 0))(w, x))(xs), ref,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jacfwd(lambda x: vmap(layer, (None, 0))(w, x))(xs), ref,
+                               rtol=1e-5, atol=1e-6)
+    per = vmap(jacrev(layer, argnums=1), (None, 0))(w, xs)
+    np.testing.assert_allclose(per, np.stack([ref[b, :, b, :] for b in range(2)]), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_jit_and_vmap():
+    ref = loop_reference(loss, (W, X), (None, 0))
+    assert_tree_close(jit(vmap(loss, (None, 0)))(W, X), ref)
+    assert_tree_close(vmap(jit(loss), (None, 0))(W, X), ref)
+
+
+def test_nested_vmap():
+    outer = vmap(vmap(lambda a, b: a * b + 1.0, (0, None)), (None, 0))
+    a, b = X[0], X[1]
+    np.testing.assert_allclose(outer(a, b), b[:, None] * a[None, :] + 1, rtol=1e-6)
+    pairwise = vmap(vmap(lambda p, q: jnp.sum((p - q) ** 2), (None, 0)), (0, None))
+    ref = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(pairwise(X, X), ref, rtol=1e-5, atol=1e-6)
+    per_example_jacobian_rows = vmap(vmap(grad(lambda x, i: jnp.tanh(x)[i]), (None, 0)),
+                                     (0, None))(X, np.arange(3, dtype=np.int32))
+    np.testing.assert_allclose(per_example_jacobian_rows,
+                               np.stack([np.diag(1 - np.tanh(x) ** 2) for x in X]), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_numba_backend():
+    astjax.config.update("astjax_jit_backend", "numba")
+    f = jit(vmap(loss, (None, 0)))
+    assert_tree_close(f(W, X), loop_reference(loss, (W, X), (None, 0)), rtol=1e-5)
+    assert_tree_close(f(W, X[:2]), loop_reference(loss, (W, X[:2]), (None, 0)), rtol=1e-5)
+
+
+# --- in_axes, out_axes, pytrees ----------------------------------------------------------------
+
+def affine(p, x):
+    return {"y": jnp.tanh(p["w"] @ x + p["b"]), "n": jnp.dot(x, x)}
+
+
+def pair(x, y):
+    return x * 2.0, y.sum()
+
+
+def test_in_axes_forms():
+    xs3 = rng.standard_normal((4, 3, 2)).astype(np.float32)
+    y = rng.standard_normal((3, 2)).astype(np.float32)
+    f = lambda x, y: jnp.sum(x * y, axis=0) / (1.0 + x.max())
+    check(f, xs3, y, in_axes=(0, None), loops=False)
+    check(f, np.moveaxis(xs3, 0, 1), y, in_axes=(1, None))
+    check(f, np.moveaxis(xs3, 0, -1), y, in_axes=(-1, None))
+    check(f, xs3, np.stack([y] * 4, 2), in_axes=[0, 2])
+    check(f, xs3, y, in_axes=(0, None), out_axes=-1)
+
+
+def test_pytrees():
+    p = {"w": rng.standard_normal((5, 3)).astype(np.float32),
+         "b": rng.standard_normal(5).astype(np.float32)}
+    check(affine, p, X, in_axes=(None, 0), loops=False)
+    pb = {"w": np.stack([p["w"]] * 5, -1), "b": rng.standard_normal((5, 5)).astype(np.float32)}
+    check(affine, pb, X, in_axes=({"w": -1, "b": 0}, 0))
+    check(affine, p, X, in_axes=(None, 0), out_axes={"y": 1, "n": 0})
+    check(lambda t, z: t[0] * t[1] + z, (X, X[0]), X, in_axes=((0, None), 0))
+    check(pair, X, X.T, in_axes=(0, 1), out_axes=(1, 0))
+
+
+def test_axis_size_and_unbatched_outputs():
+    out = vmap(lambda x: (x * 2.0, 1.0), in_axes=None, axis_size=4)(np.ones(3, np.float32))
+    assert out[0].shape == (4, 3) and out[1].shape == (4,)
+    out = vmap(lambda x, y: (x + 1.0, y), in_axes=(0, None), out_axes=(0, None))(X, X[0])
+    np.testing.assert_allclose(out[1], X[0])
+    out = vmap(lambda x: 3.0)(X)
+    assert out.shape == (5,) and np.all(np.asarray(out) == 3.0)
+
+
+def test_keyword_arguments_are_mapped():
+    out = vmap(pair)(X, y=X)
+    np.testing.assert_allclose(out[1], X.sum(1), rtol=1e-6)
+
+
+def test_no_recompile_for_a_new_batch_size():
+    f = vmap(loss, (None, 0))
+    f(W, X)
+    f(W, X[:2])
+    assert len(f.cache) == 1
+
+
+def test_readable_source():
+    source = make_source(vmap(calls_helper, (None, 0)))(W, X)
+    assert "def calls_helper_batched(w, x):" in source
+    assert "def helper_batched(w, x):" in source
+    assert "test_vmap.py:" in source
+    assert "jnp.matmul(w, x_T" in source  # (m, k) @ (B, k).T: one product for the batch
+
+
+# --- errors (JAX's messages) ---------------------------------------------------------------------
+
+def test_inconsistent_sizes():
+    with pytest.raises(ValueError, match="vmap got inconsistent sizes for array axes to be "
+                                         "mapped"):
+        vmap(pair)(X, X[:3])
+
+
+def test_bad_in_axes():
+    with pytest.raises(ValueError, match="vmap was requested to map its argument along axis 2"):
+        vmap(pair, (2, 0))(X, X)
+    with pytest.raises(ValueError, match="in_axes must be an int, None, or a tuple"):
+        vmap(pair, (0, 0, 0))(X, X)
+    with pytest.raises(ValueError, match="in_axes must be an int, None, or \\(nested\\)"):
+        vmap(pair, ("a", 0))
+    with pytest.raises(ValueError, match="at least one non-None value in in_axes"):
+        vmap(pair, (None, None))(X, X)
+    with pytest.raises(ValueError, match="tree prefix"):
+        vmap(affine, ({"w": 0}, 0))({"w": X, "b": X}, X)
+
+
+def test_mapped_output_with_out_axes_none():
+    with pytest.raises(ValueError, match="vmap has mapped output but out_axes is None"):
+        vmap(pair, out_axes=None)(X, X)
+
+
+def cross_entropy(w, x, label):
+    logits = x @ w
+    logp = logits - jnp.log(jnp.sum(jnp.exp(logits)))
+    return -logp[label]
+
+
+def window_sum(x, i):
+    return jnp.sum(x[i:i + 2] ** 2)
+
+
+def zero_one(x, i):
+    return jnp.sum(jnp.sin(x.at[i].set(0.0)))
+
+
+def test_per_example_gradients_through_batched_indices():
+    w = rng.standard_normal((3, 4)).astype(np.float32)
+    labels = np.array([0, 3, 1, 2, 3], np.int32)
+    out = check(grad(cross_entropy), w, X, labels, in_axes=(None, 0, 0), rtol=1e-4, atol=1e-5)
+    z = X @ w
+    p = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    ref = np.einsum("bi,bj->bij", X, p - np.eye(4)[labels])
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+    idx = np.array([0, 1, 1, 0, 1], np.int32)
+    check(grad(window_sum), X, idx, rtol=1e-5)
+    check(grad(zero_one), X, idx, rtol=1e-5)
+
+
+# --- the compiler's test programs, batched ------------------------------------------------------
+
+from . import ad_programs as AD  # noqa: E402
+from . import programs as PR  # noqa: E402
+
+_PX = rng.standard_normal((3, 5)).astype(np.float32)
+_PY = rng.standard_normal((3, 5)).astype(np.float32)
+_N = np.array([4, 0, 2], np.int32)
+
+PROGRAMS = [
+    (PR.arith, (_PX, _PY[0]), (0, None)),
+    (PR.aug_assign, (_PX,), 0),
+    (PR.conditional_expr, (_PX, np.array([1, -1, 0], np.int32)), (0, 0)),
+    (PR.early_return, (_PX, np.array([2, 1, 0], np.int32)), (0, 0)),
+    (PR.for_range, (_PX, _N), (0, 0)),
+    (PR.for_range_step, (_PX, np.array([7, 3, 1], np.int32)), (0, 0)),
+    (PR.while_loop, (_PX, np.array([3, 1, 5], np.int32)), (0, 0)),
+    (PR.break_continue, (_PX, np.array([8, 3, 0], np.int32)), (0, 0)),
+    (PR.return_in_loop, (_PX, np.array([5, 2, 1], np.int32)), (0, 0)),
+    (PR.tuple_unpack, (_PX, _PY), (0, 0)),
+    (PR.enumerate_zip, (_PX, _PY), (0, 0)),
+    (PR.iterate_array, (_PX.reshape(3, 5, 1),), 0),
+    (PR.comprehension, (_PX, 4), (0, None)),
+    (PR.shapes, (_PX,), 0),
+    (PR.recursion, (_PX, np.array([3, 1, 0], np.int32)), (0, 0)),
+    (PR.uses_globals, (np.ones((3, 3), np.float32),), 0),
+    (PR.logical, (_PX, np.array([1, -1, 0], np.int32), np.array([-1, -1, 1], np.int32)),
+     (0, 0, 0)),
+    (PR.shifts, (np.arange(15, dtype=np.int32).reshape(3, 5), np.array([2, 0, 1], np.int32)),
+     (0, 0)),
+]
+
+
+@pytest.mark.parametrize("fn,args,in_axes", PROGRAMS,
+                         ids=[f"{fn.__name__}-{k}" for k, (fn, _, _) in enumerate(PROGRAMS)])
+def test_programs(fn, args, in_axes):
+    check(fn, *args, in_axes=in_axes, rtol=1e-5, atol=1e-5)
+
+
+_AX = rng.standard_normal((3, 4))
+_AY = rng.uniform(0.5, 1.5, (3, 4))
+
+AD_PROGRAMS = [
+    (AD.sum_logistic, (_AX,), 0),
+    (AD.broadcasting, (_AX.reshape(3, 2, 2), _AY[:, :2]), (0, 0)),
+    (AD.loop_for, (_AX, 4), (0, None)),
+    (AD.loop_while, (_AX,), 0),
+    (AD.branches, (_AX, np.array([1, -2, 0])), (0, 0)),
+    (AD.value_branch, (np.concatenate([_AX[:2], -np.abs(_AX[2:])]),), 0),
+    (AD.break_early, (_AX, np.array([10, 2, 1])), (0, 0)),
+    (AD.calls, (_AX, _AY), (0, 0)),
+    (AD.inplace, (_AX,), 0),
+    (AD.recursive, (_AX, 3), (0, None)),
+    (AD.uses_custom_vjp, (_AX,), 0),
+    (AD.uses_custom_jvp, (_AX,), 0),
+    (AD.checkpointed_loop, (_AX, 3), (0, None)),
+    (AD.nested_loops, (_AX, np.array([1, 4, 2])), (0, 0)),
+    (AD.pytree_params, ({"w": _AX, "b": _AY}, _AY[0]), (0, None)),
+]
+
+
+@pytest.mark.parametrize("fn,args,in_axes", AD_PROGRAMS,
+                         ids=[f"{fn.__name__}-{k}" for k, (fn, _, _) in enumerate(AD_PROGRAMS)])
+def test_per_example_gradients_of_programs(fn, args, in_axes, x64):
+    check(grad(fn), *args, in_axes=in_axes, rtol=1e-6, atol=1e-8)
+
+
+# --- astjax.lax under vmap ----------------------------------------------------------------------
+
+def lax_cond(x):
+    return astjax.lax.cond(x.sum() > 0, lambda v: v * 2.0, lambda v: -v, x)
+
+
+def _fori_body(i, c):
+    return c * 0.5 + i
+
+
+def lax_fori(x, n):
+    return astjax.lax.fori_loop(0, n, _fori_body, x)
+
+
+def _while_cond(c):
+    return c[0] < 10.0
+
+
+def _while_body(c):
+    return c[0] * 2.0 + 1.0, c[1] + 1
+
+
+def lax_while(x):
+    return astjax.lax.while_loop(_while_cond, _while_body, (x, 0))
+
+
+def _scan_step(c, x):
+    return c + x, c * x
+
+
+def lax_scan(xs):
+    return astjax.lax.scan(_scan_step, 0.0, xs)
+
+
+def lax_window(x, i):
+    return astjax.lax.dynamic_slice(x, (i,), (2,))
+
+
+def lax_window_2d(x, i, j):
+    return astjax.lax.dynamic_slice(x, (i, j), (2, 2))
+
+
+def lax_update(x, i):
+    return astjax.lax.dynamic_update_slice(x, jnp.ones(2, x.dtype), (i,))
+
+
+def test_lax_control_flow_and_slices():
+    n = np.array([0, 2, 4, 1, 3], np.int32)
+    check(lax_cond, X, loops=False)
+    check(lax_fori, X, n, loops=False)
+    check(lax_fori, X, 3, in_axes=(0, None), loops=False)
+    check(lax_while, np.abs(X[:, 0]), loops=False)
+    check(lax_scan, X, loops=False)
+    check(lax_window, X, n, loops=False)
+    check(lax_update, X, n, loops=False)
+    x2 = rng.standard_normal((5, 4, 3)).astype(np.float32)
+    check(lax_window_2d, x2, np.array([0, 2, 1, 5, -1], np.int32), n % 2, loops=False)
+    check(grad(lambda x, i: jnp.sum(lax_window(x, i) * x[0])), X, n, rtol=1e-5)
+
+
+# --- named axes and collectives ------------------------------------------------------------------
+
+from astjax._src.batching.collectives import (all_gather, axis_index, pmax,  # noqa: E402
+                                              pmean, pmin, psum)
+
+
+def normalized(x):
+    return x / psum(x.sum(), "i")
+
+
+def centered(x):
+    return x - pmean(x, "i")
+
+
+def spread(x):
+    return pmax(x, "i") - pmin(x, "i")
+
+
+def gathered(x):
+    return all_gather(x, "i").sum(0) * axis_index("i") + psum(1, "i")
+
+
+def centered_rows(x):
+    return x - pmean(x, "rows") + psum(1, "cols")
+
+
+def test_collectives():
+    np.testing.assert_allclose(vmap(normalized, axis_name="i")(X), X / X.sum(), rtol=1e-5)
+    np.testing.assert_allclose(vmap(centered, axis_name="i")(X), X - X.mean(0), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(vmap(spread, axis_name="i")(X),
+                               np.broadcast_to(X.max(0) - X.min(0), X.shape), rtol=1e-6)
+    np.testing.assert_allclose(vmap(gathered, axis_name="i")(X),
+                               X.sum(0) * np.arange(5)[:, None] + 5, rtol=1e-5)
+    nested = vmap(vmap(centered_rows, axis_name="cols"), axis_name="rows")(X)
+    np.testing.assert_allclose(nested, X - X.mean(0) + 3, rtol=1e-5, atol=1e-6)
+    out = vmap(lambda x: axis_index("i") * x, in_axes=None, axis_size=3, axis_name="i")(2.0)
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
+
+
+def test_unbound_axis_name():
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        psum(X, "i")
+    with pytest.raises(NameError, match="unbound axis name: nowhere"):
+        jit(lambda x: psum(x, "nowhere"))(X)
+
+
+def test_keyword_arguments_with_tuple_in_axes():
+    out = vmap(pair, in_axes=(None,))(X[0], y=X)
+    np.testing.assert_allclose(out[0], np.broadcast_to(X[0] * 2, X.shape), rtol=1e-6)
+    np.testing.assert_allclose(out[1], X.sum(1), rtol=1e-6)
+
+
+def test_empty_batch():
+    assert vmap(lambda x: jnp.sin(x).sum())(np.ones((0, 3), np.float32)).shape == (0,)
+    assert vmap(lambda x: x.ravel())(np.ones((0, 3, 2), np.float32)).shape == (0, 6)
+
+
+def scaled(x, s=2.0):
+    return x * s
+
+
+def test_default_arguments_are_not_mapped():
+    np.testing.assert_allclose(vmap(scaled)(X), X * 2, rtol=1e-6)
+    np.testing.assert_allclose(vmap(scaled, (0,))(X), X * 2, rtol=1e-6)
+    np.testing.assert_allclose(vmap(scaled, (0, None))(X, 3.0), X * 3, rtol=1e-6)
