@@ -91,6 +91,16 @@ def with_backend(backend, make):
         astjax.config.update("astjax_jit_backend", before)
 
 
+def entry_inputs(compiled, values):
+    """The generated entry's own arguments (Numba takes containers as tuples)."""
+    if compiled.backend != "numba":
+        return values
+    from astjax._src.backends.numba_cpu import boundary
+    from astjax._src.ir.types import Static
+    return tuple(boundary.to_numba(v, t) for v, t in zip(values, compiled.arg_types)
+                 if not isinstance(t, Static))
+
+
 def main():
     try:
         import jax
@@ -138,7 +148,7 @@ def main():
         candidates.append((f"astjax jit(vmap(grad(loss))) [{ran}]", f, (params, x, y),
                            backend))
         candidates.append((f"  the generated function alone [{compiled.backend}]",
-                           compiled.entry, (params, x, y)))
+                           compiled.entry, entry_inputs(compiled, (params, x, y))))
     if jax is not None:
         def jloss(p, x, y):
             h = jjnp.tanh(x @ p["w1"] + p["b1"])

@@ -236,3 +236,15 @@ def test_random_normal_is_bit_identical_to_the_python_backend(numba_backend):
     astjax.config.update("astjax_jit_backend", "python")
     expected = astjax.jit(lambda key: random.normal(key, (257,)))(key)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+def neg_sum_sq(x):
+    return -jnp.sum(x * x)
+
+
+def test_per_example_gradients(numba_backend):
+    """vmap(grad): the negated loss is only read for its shape by the backward pass."""
+    xs = np.random.default_rng(2).standard_normal((4, 3)).astype(np.float32)
+    got, compiled = _run(astjax.vmap(astjax.grad(neg_sum_sq)), xs)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_allclose(np.asarray(got), -2 * xs, rtol=1e-6)

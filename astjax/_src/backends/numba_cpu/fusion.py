@@ -110,11 +110,13 @@ def _fusable_assign(s):
 
 
 def plan(fdef):
+    from .simplify import load_nodes
     load_count, store_count = {}, {}
+    for n in load_nodes(fdef):
+        load_count[n.id] = load_count.get(n.id, 0) + 1
     for n in gast.walk(fdef):
-        if isinstance(n, gast.Name):
-            counts = load_count if isinstance(n.ctx, gast.Load) else store_count
-            counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            store_count[n.id] = store_count.get(n.id, 0) + 1
     result = Plan()
     for node in gast.walk(fdef):
         for field in ("body", "orelse"):
@@ -142,8 +144,10 @@ def _plan_block(stmts, load_count, store_count, result):
                                                            "type")) is not None:
             continue  # a consumer that only passes its operand on needs it stored
         operands = anno.get(stmts[consumer].value, "operand_nodes")
-        if not any(isinstance(v, gast.Name) and v.id == target for v in operands.values()):
-            continue
+        used_as = [k for k, v in operands.items() if isinstance(v, gast.Name) and v.id == target]
+        if not used_as or (anno.get(stmts[consumer].value, "op").name == "cotangent_like"
+                           and "z" in used_as):
+            continue  # cotangent_like reads z's shape only: z must exist as an array
         c_op = anno.get(stmts[consumer].value, "op")
         c_type = anno.get(stmts[consumer].targets[0], "type")
         loop_type = c_type if c_op.name not in REDUCTIONS else t

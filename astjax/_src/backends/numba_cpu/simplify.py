@@ -11,6 +11,26 @@ from ...ir import anno
 from ...ir.types import Static
 
 
+def load_nodes(fdef):
+    """Every Name read: in the tree, and the operand nodes op annotations point at (the
+    emitter prints those, and a rewrite may have left them outside the tree)."""
+    seen = {}
+
+    def add(node):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            seen[id(node)] = node
+        elif isinstance(node, tuple):
+            for v in node:
+                add(v)
+
+    for n in gast.walk(fdef):
+        add(n)
+        for key in ("operand_nodes", "param_nodes"):
+            for v in (anno.get(n, key) or {}).values():
+                add(v)
+    return list(seen.values())
+
+
 def _stores(fdef):
     counts = {a.id: 1 for a in fdef.args.args}
     for n in gast.walk(fdef):
@@ -71,8 +91,8 @@ def _propagate_once(fdef):
                     alias[target] = root(elt.id)
     if not alias:
         return False
-    for n in gast.walk(fdef):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in alias:
+    for n in load_nodes(fdef):
+        if n.id in alias:
             n.id = root(n.id)
     _remove(fdef, lambda s: isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
             and s.targets[0].id in alias)
@@ -115,8 +135,7 @@ def remove_dead_stores(fdef):
     _remove_overwritten(fdef)
     _remove_static(fdef)
     while True:
-        loads = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                 and isinstance(n.ctx, gast.Load)}
+        loads = {n.id for n in load_nodes(fdef)}
         pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
 
         def dead(s):  # ops are pure: an unread result (a cotangent nobody asked for) goes
@@ -175,8 +194,7 @@ def _remove_overwritten(fdef):
 def _remove_static(fdef):
     """Assignments of values known at generation time whose every read is printed as a
     literal (``ok = g is not None``) only keep their operands alive: drop them."""
-    dynamic = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-               and isinstance(n.ctx, gast.Load) and not isinstance(anno.get(n, "type"), Static)}
+    dynamic = {n.id for n in load_nodes(fdef) if not isinstance(anno.get(n, "type"), Static)}
     _remove(fdef, lambda s: isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
             and isinstance(anno.get(s.targets[0], "type"), Static)
             and s.targets[0].id not in dynamic)
