@@ -10,14 +10,13 @@ import time
 
 import numpy as np
 
-from . import dtypes
 from .backends.loader import load_module
 from .backends.python import PythonEmitter
 from .config import config
 from .errors import AstjaxError
 from .frontend.pipeline import dump
 from .ir.specialize import Program
-from .ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
+from .ir.types import Static, type_of_value
 from .runtime import dispatch, profiling
 from .runtime.array import Array, to_numpy_input
 from .runtime.devices import default_device
@@ -139,7 +138,6 @@ class Compiled:
     def _first_numba_call(self, values, inputs, device):
         """Numba compiles now, synchronously; a failure there is ours, not the user's."""
         import numba
-        from .backends.numba_cpu import boundary
         (device or default_device()).synchronize()
         start = time.perf_counter()
         with profiling.trace_event(f"numba compile {self.name}", "compile"):
@@ -245,26 +243,6 @@ class Transformed:
 def _convert_input(value):
     from .tree_util import tree_map
     return tree_map(to_numpy_input, value)
-
-
-def _wrap_output(value, t):
-    if isinstance(t, ArrayType):
-        arr = np.asarray(value)
-        if arr.dtype != t.dtype:
-            arr = arr.astype(t.dtype)
-        return Array(arr, t.weak)
-    if isinstance(t, Static):
-        if dtypes.is_python_scalar(t.value):  # a folded constant result, as JAX returns it
-            return Array(np.asarray(t.value, dtypes.python_scalar_dtype(t.value)), True)
-        return value
-    if isinstance(t, SequenceType):
-        return type(value)(_wrap_output(v, e) for v, e in zip(value, t.elts))
-    if isinstance(t, TreeType):
-        from .tree_util import flatten_one_level, unflatten_one_level
-        children, _, aux = flatten_one_level(value)
-        return unflatten_one_level(type(value), aux, [_wrap_output(c, e) for c, e in
-                                                      zip(children, t.children)])
-    return value
 
 
 class Jitted(Transformed):

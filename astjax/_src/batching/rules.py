@@ -927,7 +927,6 @@ def array(bx, op, vals, params, t):
     _no_batched_params(params, op)
     name = "object" if op.name == "array" else "a"
     obj = vals[name]
-    p = _params(params, "ndmin")
     ndmin = params["ndmin"].value if "ndmin" in params else 0
     dtype = repr(str(t.dtype))
     if isinstance(obj, Val) and isinstance(obj.t, ListType):

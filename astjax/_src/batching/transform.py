@@ -821,7 +821,7 @@ class Batcher:
             return self.unchanged(value), False
         if isinstance(value, gast.BinOp):  # tuple arithmetic
             a, b = self.val(value.left), self.val(value.right)
-            ta, tb = a.t, b.t
+            ta = a.t
             if isinstance(value.op, gast.Add):
                 parts = []
                 for v in (a, b):
@@ -1456,7 +1456,6 @@ class Batcher:
         parts = []
         for v, path, _ in leaves:
             expr = v
-            t = self.ty.get(v)
             parts.append(self.path_text(expr, types_after[v], path))
         ret_src = "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
         ret = gast.parse(f"return {ret_src}").body[0]

@@ -241,10 +241,8 @@ def _types():
 
 
 def wrap_outputs(value, t, device=None, site=None):
-    """Wrap a python-backend call's raw result as Arrays following its abstract type ``t``.
-
-    (``api._wrap_output`` with a device and an allocation site.)
-    """
+    """Wrap a python-backend call's raw result as Arrays following its abstract type ``t``,
+    on ``device`` with allocation site ``site``."""
     types = _TYPES[0] if _TYPES else _types()
     if type(t) is types.ArrayType:
         arr = value if type(value) is np.ndarray else np.asarray(value)

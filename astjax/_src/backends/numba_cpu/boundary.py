@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.types import ArrayType, SequenceType, Static, TreeType
 from ...runtime.array import to_numpy_input
-from ...runtime.dispatch import new_array
+from ...runtime.dispatch import new_array, wrap_outputs
 
 
 def to_numba(value, t):
@@ -50,8 +50,7 @@ def wrap_output(value, t):
         return unflatten_one_level(t.node_type, t.aux,
                                    [wrap_output(v, e) for v, e in zip(value, t.children)])
     if isinstance(t, Static):
-        from ...api import _wrap_output
-        return _wrap_output(t.value, t)
+        return wrap_outputs(t.value, t)
     return value
 
 

@@ -12,7 +12,7 @@ from ...ir.types import ArrayType
 from ...runtime import profiling
 from ...runtime.array import Array
 from ...runtime.devices import default_device
-from ...runtime.dispatch import flags
+from ...runtime.dispatch import flags, new_array
 from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
@@ -111,12 +111,6 @@ def _converter(t):
 
 
 def _wrap(value, t):
-    a = object.__new__(Array)
     if type(value) is not np.ndarray or value.dtype != t.dtype:
         value = np.asarray(value, dtype=t.dtype)
-    a._value = value
-    a._weak = t.weak
-    a._device = None
-    a._pending = None
-    a._site = None
-    return a
+    return new_array(value, t.weak)

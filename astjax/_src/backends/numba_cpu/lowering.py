@@ -174,7 +174,7 @@ def _broadcast_to(c):
 @lowering("unbroadcast")
 def _unbroadcast(c):
     """Sum a cotangent down to the shape of the value it belongs to."""
-    g, like = c.operands["g"], c.operands["like"]
+    g = c.operands["g"]
     g_type, like_type = as_array_type(c.type("g")), as_array_type(c.type("like"))
     g_text, like_text = c.text("g"), c.text("like")
     if like_type.ndim == 0:
