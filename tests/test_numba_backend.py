@@ -248,3 +248,21 @@ def test_per_example_gradients(numba_backend):
     got, compiled = _run(astjax.vmap(astjax.grad(neg_sum_sq)), xs)
     assert compiled.backend == "numba", compiled.fallback_reason
     np.testing.assert_allclose(np.asarray(got), -2 * xs, rtol=1e-6)
+
+
+def scale_add(x, s):
+    return x * s + 1.0
+
+
+def test_repeated_calls_take_the_fast_path_with_any_argument_kind(numba_backend):
+    f = astjax.jit(scale_add)
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    cases = [(base, 2.0), (base, 2.0), (base.T, 3.0), (base.T, 3.0), (base[:, :1], 0.5),
+             (astjax.device_put(base), np.float32(4.0)), (astjax.device_put(base), 4.0),
+             (base, astjax.device_put(np.float32(1.5)))]
+    for x, s in cases * 2:  # the second round runs from the fast path's table
+        got = f(x, s)
+        expected = np.asarray(x) * np.float32(np.asarray(s)) + np.float32(1.0)
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
+        assert got.dtype == np.float32 and got.shape == np.shape(x)
+    assert len(f.fast) >= 4

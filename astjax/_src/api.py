@@ -22,6 +22,15 @@ from .runtime.array import Array, to_numpy_input
 from .runtime.devices import default_device
 
 
+_FASTCALL = [None]  # backends/numba_cpu/fastcall.py, imported on the first jitted call
+
+
+def _load_fastcall():
+    from .backends.numba_cpu import fastcall
+    _FASTCALL[0] = fastcall
+    return fastcall
+
+
 _GENERATION = [0]  # bumped by every config change: fast-path entries then miss
 config.on_change(lambda name, value: _GENERATION.__setitem__(0, _GENERATION[0] + 1))
 
@@ -253,6 +262,7 @@ class Jitted(Transformed):
         plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         # key -> (config generation, FastCall): calls on plain arguments skip typing
         self.fast = {} if plain and not self.static and not self.donate_argnums else None
+        self.n_params = len(self.signature.parameters)
 
     def backend_now(self):
         # jit itself compiles with the configured backend; transforms built on Jitted (grad,
@@ -260,9 +270,9 @@ class Jitted(Transformed):
         return config.astjax_jit_backend if type(self) is Jitted else "python"
 
     def __call__(self, *args, **kwargs):
-        from .backends.numba_cpu import fastcall
+        fastcall = _FASTCALL[0] or _load_fastcall()
         key = None
-        if not kwargs and self.fast is not None and len(args) == len(self.signature.parameters):
+        if not kwargs and self.fast is not None and len(args) == self.n_params:
             key = fastcall.key(args)
             if key is not None:
                 hit = self.fast.get(key)
@@ -274,7 +284,7 @@ class Jitted(Transformed):
         out = compiled.run(values, self.donate_argnums)
         if key is not None and compiled.backend == "numba" and not compiled.first_call \
                 and fastcall.applies(compiled):
-            self.fast[key] = (_GENERATION[0], fastcall.FastCall(compiled))
+            self.fast[key] = (_GENERATION[0], fastcall.FastCall(compiled, key))
         return out
 
 

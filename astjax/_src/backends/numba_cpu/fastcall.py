@@ -24,12 +24,15 @@ def key(args):
     for a in args:
         t = type(a)
         if t is np.ndarray:
-            parts.append((a.dtype, tuple(d == 1 for d in a.shape)))
+            shape = a.shape  # which dims are 1; just the rank when none is (the usual case)
+            parts.append((a.dtype, tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
         elif t is Array:
             if a._device is not None or a._pending is not None:
                 return None
             value = a._value
-            parts.append(("Array", value.dtype, a._weak, tuple(d == 1 for d in value.shape)))
+            shape = value.shape
+            parts.append(("Array", value.dtype, a._weak,
+                          tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
         elif t in _SCALARS:
             parts.append(t)
         else:
@@ -57,14 +60,14 @@ def allowed(args):
 
 
 class FastCall:
-    """Converts arguments and wraps results for one compiled Numba version."""
+    """Converts arguments and wraps results for one compiled Numba version and one key."""
 
-    def __init__(self, compiled):
+    def __init__(self, compiled, key):
         self.entry = compiled.entry
         out = compiled.out_type
         self.single = isinstance(out, ArrayType)
         self.out_types = (out,) if self.single else out.elts
-        self.converters = [_converter(t) for t in compiled.arg_types]
+        self.converters = [_converter(t, part) for t, part in zip(compiled.arg_types, key)]
 
     def __call__(self, args):
         """The outputs, or None where the full path must run the call."""
@@ -89,21 +92,21 @@ def applies(compiled):
     return ok and all(isinstance(t, ArrayType) for t in compiled.arg_types)
 
 
-def _converter(t):
+def _converter(t, part):
+    """How an argument matching key ``part`` becomes the entry's input of type ``t``."""
     dtype = t.dtype
     if t.ndim == 0:
         scalar = dtype.type
-
-        def convert(a):
-            if type(a) is Array:
-                a = a._value
-            return scalar(a)
-        return convert
+        if isinstance(part, tuple) and part[0] == "Array":
+            return lambda a: scalar(a._value)
+        return scalar
+    as_array = isinstance(part, tuple) and part[0] == "Array"
+    exact = (part[1] if as_array else part[0]) == dtype
 
     def convert(a):
-        if type(a) is Array:
+        if as_array:
             a = a._value
-        if a.dtype != dtype:  # a float64 input narrowed as the full path does
+        if not exact:  # a float64 input narrowed as the full path does
             from ...runtime.array import to_numpy_input
             a = np.asarray(to_numpy_input(a))
         return a if a.flags.c_contiguous else np.ascontiguousarray(a)
