@@ -399,7 +399,10 @@ def reduction(emitter, target, node, out_type, where):
     if not kept:  # a scalar accumulator
         acc = emitter.names.fresh("acc")
         lines.append(f"{acc} = {_identity(name, acc_dtype)}")
-        lines += loop.nest(sizes, idx, [f"{acc} = {_combine(name, acc, value, acc_dtype)}"])
+        if name in ("sum", "mean") and np.dtype(acc_dtype).kind == "f" and len(value) < 160:
+            lines += _lane_sum(emitter, loop, sizes, idx, value, acc, acc_dtype)
+        else:
+            lines += loop.nest(sizes, idx, [f"{acc} = {_combine(name, acc, value, acc_dtype)}"])
         result = acc
         if name == "mean":
             result = f"np.{out_dtype.name}({acc} / {count})"
@@ -423,3 +426,36 @@ def reduction(emitter, target, node, out_type, where):
     if out != target:
         lines.append(f"{target} = {out}")
     return lines
+
+
+_LANES = 8
+
+
+def _lane_sum(emitter, loop, sizes, idx, value, acc, dtype):
+    """A float sum with eight partial sums over the innermost dim: one running sum is a
+    chain of dependent adds LLVM may not reorder (no fastmath), eight are independent and
+    vectorize; partial sums are also more accurate. Adds into ``acc``."""
+    inner = idx[-1]
+    lanes = [emitter.names.fresh("lane") for _ in range(_LANES)]
+    base, end = emitter.names.fresh("j"), emitter.names.fresh("nb")
+    zero = _identity("sum", dtype)
+    body = [f"{lane} = {zero}" for lane in lanes]
+    body.append(f"{end} = {sizes[-1]} - {sizes[-1]} % {_LANES}")
+    body.append(f"for {base} in range(0, {end}, {_LANES}):")
+    for k, lane in enumerate(lanes):
+        at = _index_shift(value, inner, f"{base} + {k}" if k else base)
+        body.append(_INDENT + f"{lane} = {lane} + {at}")
+    body.append(f"for {inner} in range({end}, {sizes[-1]}):")
+    body.append(_INDENT + f"{lanes[0]} = {lanes[0]} + {value}")
+    pairs = lanes
+    while len(pairs) > 1:
+        pairs = [f"({a} + {b})" for a, b in zip(pairs[::2], pairs[1::2])]
+    body.append(f"{acc} = {acc} + {pairs[0]}")
+    outer = Loop(emitter, len(sizes) - 1, loop.where)
+    return outer.nest(sizes[:-1], idx[:-1], body) if len(sizes) > 1 else body
+
+
+def _index_shift(value, index, replacement):
+    """``value`` with the loop index ``index`` read as ``replacement``."""
+    import re
+    return re.sub(rf"\b{re.escape(index)}\b", f"({replacement})", value)
