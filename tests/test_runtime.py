@@ -502,3 +502,24 @@ def test_jit_records_compiles_and_cache_hits(tmp_path):
         names = [e["name"] for e in json.load(fh)["traceEvents"]]
     assert names.count("compile _double_plus_one") == 1
     assert names.count("cache hit _double_plus_one") == 1
+
+
+def _decay(x, v):
+    return x * 0.5 + v
+
+
+def test_jit_writes_its_result_into_a_donated_buffer():
+    f = astjax.jit(_decay, donate_argnums=0)
+    v = np.ones(6, np.float32)
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    try:
+        for _ in range(2):
+            x = astjax.device_put(np.arange(6, dtype=np.float32))
+            address = x._value.__array_interface__["data"][0]  # no reference kept
+            y = np.asarray(f(x, v))
+            np.testing.assert_allclose(y, np.arange(6) * 0.5 + 1)
+            assert y.__array_interface__["data"][0] == address  # the same memory, reused
+            assert x.is_deleted()
+    finally:
+        astjax.config.update("astjax_jit_backend", before)

@@ -65,7 +65,10 @@ class Compiled:
         spec = program.specialize(fn, self.arg_types)
         if backend == "numba":
             from .backends.numba_cpu.emitter import NumbaEmitter
-            emitter = NumbaEmitter(program, spec)
+            params = [a.id for a in spec.fdef.args.args]
+            donated = [params[i] for i in getattr(self.target, "donate_argnums", ())
+                       if i < len(params)]
+            emitter = NumbaEmitter(program, spec, donated)
         else:
             emitter = PythonEmitter(program)
         self.source = emitter.module_source()

@@ -31,6 +31,63 @@ _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice
                    type(Ellipsis))
 
 
+def _reusable(fdef, donated, plan):
+    """Top-level statement -> the donated parameter whose buffer it may write its result
+    into: the statement is the parameter's last reader and the last before the return, the
+    parameter is never reassigned, and every other array the statement reads is a
+    parameter or freshly computed (never a view that could share the donated buffer).
+    ``Loop.elementwise`` checks the types."""
+    if not donated:
+        return {}
+    stores = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, gast.Store)}
+    params = {a.id for a in fdef.args.args}
+    fresh_ops = fusion.FUSABLE | fusion.REDUCTIONS | {"dot", "matmul"}
+    defined_by = {}
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            op = anno.get(s.value, "op")
+            defined_by.setdefault(s.targets[0].id, set()).add(op.name if op else None)
+
+    def safe(name, donor):
+        if name == donor or name in params:
+            return True
+        return bool(defined_by.get(name)) and defined_by[name] <= fresh_ops
+
+    out = {}
+    for p in donated:
+        if p in stores:
+            continue
+        readers = [i for i, s in enumerate(fdef.body)
+                   if any(isinstance(n, gast.Name) and n.id == p for n in gast.walk(s))]
+        if not readers:
+            continue
+        at = readers[-1]
+        last = fdef.body[at]
+        reads = set()
+        while True:
+            op = anno.get(getattr(last, "value", None), "op")
+            if not isinstance(last, gast.Assign) or op is None or op.name not in fusion.FUSABLE:
+                last = None
+                break
+            reads |= {n.id for n in gast.walk(last.value) if isinstance(n, gast.Name)}
+            if last not in plan.inlined:
+                break
+            # an inlined producer: its loop is its consumer's, further down this block
+            name = last.targets[0].id
+            at = next(i for i in range(at + 1, len(fdef.body))
+                      if any(isinstance(n, gast.Name) and n.id == name
+                             for n in gast.walk(fdef.body[i])))
+            last = fdef.body[at]
+        # only the statement just before the return: nothing after it can raise _Broadcast
+        # (whose rerun on the python backend needs the donated input intact)
+        final = at == len(fdef.body) - 2 and isinstance(fdef.body[-1], gast.Return)
+        if last is not None and final and all(safe(name, p) for name in reads - set(
+                s.targets[0].id for s in plan.inlined)):
+            out[id(last)] = p
+    return out
+
+
 def _consumers(fdef):
     """Variable -> the op names (or None for anything else) of the statements reading it."""
     out = {}
@@ -90,9 +147,10 @@ class Unsupported(Exception):
 class NumbaEmitter(PythonEmitter):
     backend = "numba"
 
-    def __init__(self, program, entry_spec):
+    def __init__(self, program, entry_spec, donated=()):
         super().__init__(program)
         self.entry_spec = entry_spec  # what the caller calls; the rest is inlined into it
+        self.donated = tuple(donated)  # entry parameters whose buffers results may reuse
 
     def emitted_specs(self):
         if not hasattr(self, "_live"):
@@ -117,6 +175,8 @@ class NumbaEmitter(PythonEmitter):
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
         self.consumers = _consumers(spec.fdef)
+        self.reusable = _reusable(spec.fdef, self.donated if spec is self.entry_spec else (),
+                                  self.plan)
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))
                       for name, dtype in _scalar_tapes(spec.fdef).items()}
         return super().function(spec)
@@ -261,7 +321,7 @@ class NumbaEmitter(PythonEmitter):
         if op.name in fusion.FUSABLE and isinstance(out_type, ArrayType):
             loop = fusion.Loop(self, out_type.ndim, where)
             expr = loop.expression(node)
-            body = loop.elementwise(target, out_type, expr)
+            body = loop.elementwise(target, out_type, expr, self.reusable.get(id(stmt)))
         elif op.name in fusion.REDUCTIONS:
             body = fusion.reduction(self, target, node, out_type, where)
         else:

@@ -301,12 +301,19 @@ class Loop:
             lines.append(_INDENT * d + f"for {idx[d]} in range({sizes[d]}):")
         return lines + [_INDENT * self.rank + line for line in body]
 
-    def elementwise(self, target, out_type, expr):
+    def elementwise(self, target, out_type, expr, donated=None):
+        """``target = expr`` over the loop; into ``donated``'s buffer when that parameter
+        is read here for the last time with the result's type (each element then reads
+        only its own position before it is overwritten)."""
         if self.rank == 0:
             return [f"{target} = {expr}"]
         lines, sizes, texts = self.header()
         idx = self.indices()
         expr = self.substitute(expr, texts, idx)
+        leaf = self.leaves.get(donated)
+        if leaf is not None and leaf[0].dtype == out_type.dtype and leaf[0].ones == out_type.ones:
+            lines.append(f"{target} = {donated}  # written in place: {donated} was donated")
+            return lines + self.nest(sizes, idx, [f"{target}[{', '.join(idx)}] = {expr}"])
         out = target if target not in self.leaves and target not in self.shape_only \
             else self.emitter.names.fresh(f"{target}_new")
         lines.append(f"{out} = np.empty({_tuple(sizes)}, np.{out_type.dtype.name})")
