@@ -150,7 +150,7 @@ def main():
 
     section("More")
     print("benchmarks/jit.py compares with JAX and hand-written Numba; README.md lists what")
-    print("works today, what differs from JAX, and what is still open (vmap, CUDA).")
+    print("works today, what differs from JAX, and what is still open (the CUDA backend).")
 
 
 if __name__ == "__main__":
