@@ -1,7 +1,8 @@
 """Public transformations. One compiled version per abstract signature.
 
-``jit`` here runs the python backend (generated NumPy source); the Numba
-backend replaces it in the jit issue without changing this interface.
+``jit`` compiles with the configured backend (Numba by default; the python
+backend, generated NumPy source, where Numba has no lowering); transforms built
+on ``Jitted`` and called outside jit run the python backend.
 """
 import functools
 import inspect
@@ -18,7 +19,7 @@ from .frontend.pipeline import dump
 from .ir.specialize import Program
 from .ir.types import Static, type_of_value
 from .runtime import dispatch, profiling
-from .runtime.array import Array, to_numpy_input
+from .runtime.array import to_numpy_input
 from .runtime.devices import default_device
 
 
@@ -107,8 +108,7 @@ class Compiled:
         label = f"jit({self.name})"
         if self.backend == "numba":
             from .backends.numba_cpu import boundary
-            values = [dispatch.donate(v) if i in donate_argnums and isinstance(v, Array)
-                      else v for i, v in enumerate(values)]
+            values = dispatch.donate_arguments(values, donate_argnums)
             inputs = [boundary.to_numba(v, t) for v, t in zip(values, self.arg_types)
                       if not isinstance(t, Static)]
             if self.first_call:

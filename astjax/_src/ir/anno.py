@@ -24,15 +24,18 @@ def clear(node):
         delattr(node, _KEY)
 
 
-def clean_copy(node):
-    """A deep copy of an AST without annotations (they hold types, ops, specializations)."""
+def clean_copy(node, pairs=None):
+    """A deep copy of an AST without annotations (they hold types, ops, specializations).
+    ``pairs`` collects (original, copy) for every node copied."""
     import gast
     if isinstance(node, list):
-        return [clean_copy(n) for n in node]
+        return [clean_copy(n, pairs) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new = type(node)(**{f: clean_copy(getattr(node, f)) for f in node._fields})
+    new = type(node)(**{f: clean_copy(getattr(node, f), pairs) for f in node._fields})
     for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
         if hasattr(node, attr):
             setattr(new, attr, getattr(node, attr))
+    if pairs is not None:
+        pairs.append((node, new))
     return new

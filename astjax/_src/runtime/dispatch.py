@@ -248,13 +248,7 @@ def wrap_outputs(value, t, device=None, site=None):
         arr = value if type(value) is np.ndarray else np.asarray(value)
         if arr.dtype != t.dtype:
             arr = arr.astype(t.dtype)
-        a = object.__new__(Array)
-        a._value = arr
-        a._weak = t.weak
-        a._device = device
-        a._pending = None
-        a._site = site
-        return a
+        return new_array(arr, t.weak, device, site)
     if isinstance(t, types.Static):
         if dtypes.is_python_scalar(t.value):  # a folded constant result, as JAX returns it
             return new_array(np.asarray(t.value, dtypes.python_scalar_dtype(t.value)), True,
@@ -404,16 +398,17 @@ def convert_inputs(values, arg_types, donate_argnums=()):
     buffers may be overwritten by the call, and the Arrays are deleted.
     """
     Static = _types().Static
-    inputs = []
-    for i, (v, t) in enumerate(zip(values, arg_types)):
-        if isinstance(t, Static):
-            inputs.append(v)
-        elif i in donate_argnums:
-            from ..tree_util import tree_map
-            inputs.append(tree_map(donate, v))
-        else:
-            inputs.append(_convert(v))
-    return inputs
+    values = donate_arguments(values, donate_argnums)
+    return [v if isinstance(t, Static) or i in donate_argnums else _convert(v)
+            for i, (v, t) in enumerate(zip(values, arg_types))]
+
+
+def donate_arguments(values, donate_argnums):
+    """``values`` with every leaf of the arguments at ``donate_argnums`` donated."""
+    if not donate_argnums:
+        return values
+    from ..tree_util import tree_map
+    return [tree_map(donate, v) if i in donate_argnums else v for i, v in enumerate(values)]
 
 
 def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):

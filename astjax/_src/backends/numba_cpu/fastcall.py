@@ -13,6 +13,7 @@ from ...runtime import profiling
 from ...runtime.array import Array
 from ...runtime.devices import default_device
 from ...runtime.dispatch import flags, new_array
+from .boundary import to_numba
 from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
@@ -107,8 +108,7 @@ def _converter(t, part):
         if as_array:
             a = a._value
         if not exact:  # a float64 input narrowed as the full path does
-            from ...runtime.array import to_numpy_input
-            a = np.asarray(to_numpy_input(a))
+            return to_numba(a, t)
         return a if a.flags.c_contiguous else np.ascontiguousarray(a)
     return convert
 

@@ -18,19 +18,9 @@ from ...ir.types import Static
 
 def copy_annotated(node):
     """A deep copy of an AST whose annotations point at the copied nodes."""
-    memo = {}
-
-    def copy(n):
-        if isinstance(n, list):
-            return [copy(x) for x in n]
-        if not isinstance(n, gast.AST):
-            return n
-        new = type(n)(**{f: copy(getattr(n, f)) for f in n._fields})
-        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-            if hasattr(n, attr):
-                setattr(new, attr, getattr(n, attr))
-        memo[id(n)] = new
-        return new
+    pairs = []
+    new_root = anno.clean_copy(node, pairs)
+    memo = {id(old): new for old, new in pairs}
 
     def remap(value):
         if isinstance(value, gast.AST):
@@ -41,15 +31,10 @@ def copy_annotated(node):
             return tuple(remap(v) for v in value)
         return value
 
-    originals = []
-    new_root = copy(node)
-    for n in gast.walk(node) if not isinstance(node, list) else \
-            (x for s in node for x in gast.walk(s)):
-        originals.append(n)
-    for n in originals:
-        d = getattr(n, anno._KEY, None)
+    for old, new in pairs:
+        d = getattr(old, anno._KEY, None)
         if d:
-            setattr(memo[id(n)], anno._KEY, {k: remap(v) for k, v in d.items()})
+            setattr(new, anno._KEY, {k: remap(v) for k, v in d.items()})
     return new_root
 
 
