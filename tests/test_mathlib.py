@@ -341,3 +341,29 @@ def test_python_mode_calls_use_numpy_without_warnings():
         assert ml.logistic(np.float32(-1000.0)) == 0.0
         assert ml.power(np.float64(-8.0), 1 / 3) != ml.power(np.float64(-8.0), 1 / 3)
         assert ml.sin(0.5) == np.sin(0.5)
+
+
+@numba.njit(cache=True)
+def _frexp_loop(x, m, e):
+    for i in range(x.shape[0]):
+        pair = ml.frexp(x[i])
+        m[i] = pair[0]
+        e[i] = pair[1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+def test_frexp_matches_numpy_bit_for_bit(dtype):
+    """Bit operations, not libm: zeros (with their sign), denormals, inf and NaN too."""
+    info = np.finfo(dtype)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, info.tiny, info.tiny / 2,
+               info.smallest_subnormal, -info.smallest_subnormal, info.max, -info.max,
+               1.0, 0.5, -3.0]
+    rng = np.random.default_rng(0)
+    wide = rng.standard_normal(20000) * np.exp(rng.uniform(-80, 80, 20000))
+    x = np.concatenate([np.array(special), wide]).astype(dtype)
+    m, e = np.empty_like(x), np.empty(x.shape, np.int32)
+    _frexp_loop(x, m, e)
+    want_m, want_e = np.frexp(x)
+    np.testing.assert_array_equal(m, want_m)
+    np.testing.assert_array_equal(np.signbit(m), np.signbit(want_m))
+    np.testing.assert_array_equal(e, want_e)

@@ -238,6 +238,35 @@ def test_random_normal_is_bit_identical_to_the_python_backend(numba_backend):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
 
 
+def fused_groups(x, y, w1, w2):
+    a = x * 2.0 + y
+    b = jnp.exp(a) - a              # a and b are read again below: stored once each
+    half = jnp.float32(0.25) * 2    # a scalar between loops: computed before them
+    a = a * b * half                # a redefinition: a value of its own
+    c = jnp.where(a > 0, a, b)
+    m, e = jnp.frexp(c)
+    w1 = w1 - 0.1 * w1 * w1         # other sizes: loops of their own, never merged
+    w2 = w2 - 0.1 * w2 * w2
+    for _ in range(3):
+        x = x + a
+        x = x * 0.5 + b
+    return a + c, m, e, w1, w2, x
+
+
+def test_multi_use_values_share_one_loop(numba_backend):
+    """Elementwise statements of one shape run as one loop nest, storing only what is read
+    later; statements of unrelated sizes keep their own loops (no size check fails)."""
+    import re
+    rng = np.random.default_rng(5)
+    args = tuple(rng.normal(size=n).astype(np.float32) for n in (8, 8, 3, 5))
+    got, compiled = _run(fused_groups, *args)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, fused_groups(*args), 1e-6)
+    source = astjax.make_source(astjax.jit(fused_groups))(*args)
+    top_level_loops = re.findall(r"^    for i\d+ in range", source, re.M)
+    assert len(top_level_loops) == 4, source  # a..frexp, w1, w2, a + c
+
+
 def neg_sum_sq(x):
     return -jnp.sum(x * x)
 

@@ -100,7 +100,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload, register_jitable
 
 __all__ = ["exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "power",
-           "fma", "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
+           "fma", "frexp", "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
 
 with open(__file__, "rb") as _src:
     CACHE_KEY = hashlib.sha256(_src.read()).hexdigest()[:16]
@@ -950,6 +950,70 @@ def _ol_power(x, y):
     if ty == types.float32:
         return lambda x, y: _power_f32(np.float32(x), np.float32(y))
     return lambda x, y: _power_f64(np.float64(x), np.float64(y))
+
+
+@intrinsic
+def _float_bits(typingctx, x):
+    """The bits of a float32/float64 as int32/int64."""
+    if not _is_float(x):
+        return None
+    it = types.int32 if x == types.float32 else types.int64
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(it.bitwidth))
+
+    return it(x), codegen
+
+
+@intrinsic
+def _bits_float(typingctx, bits):
+    """The float32/float64 whose bits are an int32/int64."""
+    if bits not in (types.int32, types.int64):
+        return None
+    ft = types.float32 if bits == types.int32 else types.float64
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], context.get_value_type(ft))
+
+    return ft(bits), codegen
+
+
+@_jitable
+def _frexp_f32(x):
+    tiny = abs(x) < f32(1.1754943508222875e-38)  # denormal (or zero): scale into range
+    y = x * f32(33554432.0) if tiny else x       # 2**25
+    bits = _float_bits(y)
+    e = ((bits >> 23) & 0xFF) - 126 - (25 if tiny else 0)  # bits & ~0x7F800000 below
+    m = _bits_float(np.int32((bits & np.int32(-2139095041)) | np.int32(0x3F000000)))
+    keep = x == 0 or not np.isfinite(x)
+    return (x if keep else m), np.int32(0 if keep else e)
+
+
+@_jitable
+def _frexp_f64(x):
+    tiny = abs(x) < 2.2250738585072014e-308
+    y = x * 18014398509481984.0 if tiny else x   # 2**54
+    bits = _float_bits(y)
+    e = np.int32(((bits >> 52) & 0x7FF) - 1022 - (54 if tiny else 0))
+    m = _bits_float((bits & np.int64(-9218868437227405313)) | np.int64(0x3FE0000000000000))
+    keep = x == 0 or not np.isfinite(x)
+    return (x if keep else m), np.int32(0 if keep else e)
+
+
+def frexp(x):
+    """(mantissa, exponent) with x == mantissa * 2**exponent, |mantissa| in [0.5, 1), as
+    NumPy's: zeros, infinities and NaN give (x, 0). Exponents are int32."""
+    m, e = np.frexp(x)
+    return m, np.int32(e)
+
+
+@overload(frexp, jit_options=_JIT_OPTIONS)
+def _ol_frexp(x):
+    if x == types.float32:
+        return _frexp_f32
+    if x == types.float64:
+        return _frexp_f64
+    return None
 
 
 # jnp.fma in generated loops: the same intrinsic, one rounding (float32/float64 operands of

@@ -177,6 +177,8 @@ class NumbaEmitter(PythonEmitter):
         self.consumers = _consumers(spec.fdef)
         self.reusable = _reusable(spec.fdef, self.donated if spec is self.entry_spec else (),
                                   self.plan)
+        fusion.group(spec.fdef, self.plan, exclude={s for s in gast.walk(spec.fdef)
+                                                    if id(s) in self.reusable})
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))
                       for name, dtype in _scalar_tapes(spec.fdef).items()}
         return super().function(spec)
@@ -184,10 +186,48 @@ class NumbaEmitter(PythonEmitter):
     def block(self, stmts, depth):
         lines = []
         for s in stmts:
-            if s in self.plan.inlined:
+            if s in self.plan.inlined or s in self.plan.grouped:
+                continue
+            for early in self.plan.before.get(s, ()):
+                lines.extend(self.statement(early, depth))
+            if s in self.plan.groups:
+                lines.extend(self.group_statement(self.plan.groups[s], depth))
                 continue
             lines.extend(self.statement(s, depth))
         return lines
+
+    def group_statement(self, group, depth):
+        """One loop nest for a fused group: a scalar per statement, stores for the values
+        read after it (see ``fusion.group``)."""
+        first = group.members[0]
+        out_type = anno.get(first.targets[0], "type")
+        loop = fusion.Loop(self, out_type.ndim, f"{self.file}:{getattr(first, 'lineno', '?')}")
+        body, outputs = [], []
+        for s in group.members:
+            target = s.targets[0].id
+            scalar = self.names.fresh(f"{target}_e")
+            body.append((s, f"{scalar} = {self.group_expression(loop, s)}"))
+            loop.scalars[target] = scalar
+            if s in group.escapes:
+                outputs.append((target, scalar, anno.get(s.targets[0], "type")))
+        header, sizes, texts = loop.header()
+        idx = loop.indices()
+        lines = [self.line(text, depth, first) for text in header[:1]] + \
+            [_INDENT * depth + text for text in header[1:]]
+        stores, rebind = [], []
+        for target, scalar, t in outputs:
+            out = target if target not in loop.leaves and target not in loop.shape_only \
+                else self.names.fresh(f"{target}_new")
+            lines.append(_INDENT * depth + f"{out} = np.empty({fusion.tuple_source(sizes)}, "
+                         f"np.{t.dtype.name})")
+            stores.append(f"{out}[{', '.join(idx)}] = {scalar}")
+            if out != target:
+                rebind.append(f"{target} = {out}")
+        lines += [_INDENT * depth + text for text in loop.nest(sizes, idx, [])]
+        inner = depth + loop.rank
+        lines += [self.line(loop.substitute(text, texts, idx), inner, s) for s, text in body]
+        lines += [_INDENT * inner + text for text in stores]
+        return lines + [_INDENT * depth + text for text in rebind]
 
     def statement(self, s, depth):
         tape = self.tape_statement(s)
@@ -210,6 +250,15 @@ class NumbaEmitter(PythonEmitter):
                 return [self.line(f"{s.targets[0].id} = "
                                   f"{typed_literal(t.value, joined.dtype)}", depth, s)]
         return super().statement(s, depth)
+
+    def group_expression(self, loop, s):
+        if fusion._is_frexp(s):
+            return f"_ml.frexp({loop.operand(anno.get(s.value, 'operand_nodes')['x'])})"
+        if isinstance(s.value, gast.Subscript):  # an element of a frexp pair
+            dtype = anno.get(s.targets[0], "type").dtype
+            k = anno.get(s.value.slice, "type").value
+            return f"np.{dtype.name}({loop.scalars[s.value.value.id]}[{k}])"
+        return loop.expression(s.value)
 
     def tape_statement(self, s):
         """A list of scalars that is only appended to and popped (a reverse-mode tape) is an

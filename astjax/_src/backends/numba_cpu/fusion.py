@@ -13,7 +13,7 @@ import gast
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, Static, as_array_type
+from ...ir.types import ArrayType, SequenceType, Static, as_array_type
 from ...ops.registry import REGISTRY
 from .scalar import cast, scalar_op, typed_literal
 
@@ -47,6 +47,18 @@ class Plan:
     def __init__(self):
         self.inlined = set()      # producer statements not emitted where they stand
         self.producer = {}        # variable -> its inlined producer statement
+        self.groups = {}          # first statement of a fused group -> the Group
+        self.grouped = set()      # the other statements of groups (emitted with the first)
+        self.before = {}          # statement -> scalar statements moved up to run before it
+
+
+class Group:
+    """Elementwise statements of one shape that run as one loop nest: each element's
+    values are scalars, and only ``escapes`` (read after the group) are stored."""
+
+    def __init__(self, members, escapes):
+        self.members = members
+        self.escapes = escapes
 
 
 def _loads(node):
@@ -163,6 +175,146 @@ def _plan_block(stmts, load_count, store_count, result):
         result.producer[target] = s
 
 
+def group(fdef, result, exclude=()):
+    """Fill ``result.groups``: runs of elementwise statements with one loop shape, connected
+    by what they read (so their sizes agree at run time), become one loop nest each. The
+    threefry hash, ~100 uint32 ops each read twice, is then one pass over memory."""
+    from .simplify import load_nodes
+    load_count, store_count = {}, {}
+    for n in load_nodes(fdef):
+        load_count[n.id] = load_count.get(n.id, 0) + 1
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            store_count[n.id] = store_count.get(n.id, 0) + 1
+    counts = (load_count, store_count)
+    for node in gast.walk(fdef):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                run, shape, hoisted, pairs = [], None, [], set()
+                for s in stmts:
+                    if s in result.inlined:
+                        continue  # emitted inside its consumer
+                    here = _loop_shape(s, exclude, pairs)
+                    if here is None and run and _hoistable(s, run, result):
+                        hoisted.append(s)  # a scalar between two loops: computed first
+                        continue
+                    if here is None or here != shape:
+                        _group_run(run, hoisted, result, counts)
+                        run, hoisted, pairs = [], [], set()
+                    if here is not None:
+                        run.append(s)
+                        if _is_frexp(s):
+                            pairs.add(s.targets[0].id)
+                    shape = here
+                _group_run(run, hoisted, result, counts)
+
+
+def _reads(stmt, result):
+    """The variables a statement reads, its inlined producers' reads included."""
+    from .simplify import load_nodes
+    out = []
+    for n in load_nodes(stmt.value):
+        producer = result.producer.get(n.id)
+        out += _reads(producer, result) if producer is not None else [n.id]
+    return out
+
+
+def _hoistable(s, run, result):
+    """A scalar op between statements of a run that reads none of their results, nor
+    writes what they read: computing it before the run changes nothing."""
+    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and anno.get(s.value, "op") is not None):
+        return False
+    t = anno.get(s.targets[0], "type")
+    if not (isinstance(t, Static) or isinstance(t, ArrayType) and t.ndim == 0):
+        return False
+    touched = {m.targets[0].id for m in run}
+    if set(_reads(s, result)) & touched:
+        return False
+    return not any(s.targets[0].id in _reads(m, result) for m in run)
+
+
+def _is_frexp(s):
+    return isinstance(s, gast.Assign) and getattr(anno.get(s.value, "op"), "name", None) \
+        == "frexp" and not anno.has(s.value, "folded")
+
+
+def _loop_shape(s, exclude, pairs=()):
+    """The ``ones`` of the loop a statement can join a group with, or None. Besides
+    elementwise ops: ``frexp`` (a pair per element) and ``m = pair[k]`` of such a pair
+    earlier in the run (``pairs``)."""
+    if s in exclude or not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+        return None
+    t = anno.get(s.targets[0], "type")
+    if _is_frexp(s):
+        x = as_array_type(anno.get(anno.get(s.value, "operand_nodes")["x"], "type"))
+        ok = isinstance(t, SequenceType) and x.ndim and x.dtype.kind == "f" \
+            and all(isinstance(e, ArrayType) and e.ones == x.ones for e in t.elts)
+        return x.ones if ok else None
+    if isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name) \
+            and s.value.value.id in pairs:
+        return t.ones if isinstance(t, ArrayType) and t.ndim else None
+    op = _fusable_assign(s)
+    if op is None or op.name in REDUCTIONS or s in exclude \
+            or not isinstance(s.targets[0], gast.Name):
+        return None
+    t = anno.get(s.targets[0], "type")
+    if not isinstance(t, ArrayType) or t.ndim == 0 or trivial(s.value, t) is not None:
+        return None
+    return t.ones
+
+
+def _group_run(run, hoisted, result, counts):
+    if len(run) < 2:
+        return
+    load_count, store_count = counts
+    reads = [_reads(s, result) for s in run]
+    targets = [s.targets[0].id for s in run]
+    parent = list(range(len(run)))
+
+    def root(k):
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    defined = {}
+    for k, names in enumerate(reads):
+        for name in names:
+            if name in defined:
+                parent[root(k)] = root(defined[name])
+        defined[targets[k]] = k
+    components = {}
+    for k in range(len(run)):
+        components.setdefault(root(k), []).append(k)
+    components = list(components.values())
+    if len(components) > 1:  # each runs where its first statement stood: no name clashes
+        for a in components:
+            touched = {n for k in a for n in reads[k]} | {targets[k] for k in a}
+            for b in components:
+                if b is not a and touched & {targets[k] for k in b}:
+                    return
+    for members in components:
+        if len(members) < 2:
+            continue
+        escapes = set()
+        for k in members:
+            name = targets[k]
+            if any(targets[j] == name for j in members if j > k):
+                continue  # overwritten inside the group: read there only
+            inside = sum(reads[j].count(name) for j in members if j > k)
+            if store_count.get(name) != 1 or load_count.get(name, 0) != inside:
+                if _is_frexp(run[k]):
+                    return  # a pair read outside: stored as two arrays by its lowering
+                escapes.add(run[k])
+        statements = [run[k] for k in members]
+        result.groups[statements[0]] = Group(statements, escapes)
+        result.grouped.update(statements[1:])
+    if hoisted and any(s in result.groups for s in run):
+        result.before[run[0]] = hoisted
+        result.grouped.update(hoisted)
+
+
 # --- loop nests --------------------------------------------------------------------------------
 
 class Loop:
@@ -174,6 +326,7 @@ class Loop:
         self.where = where
         self.leaves = {}      # array variable -> (type, marker)
         self.shape_only = {}  # arrays that only give the loop its shape
+        self.scalars = {}     # variable computed earlier in this loop -> its scalar
 
     # expressions
     def expression(self, node):
@@ -200,7 +353,8 @@ class Loop:
             return "(" + " * ".join([x] * int(types["y"].value)) + ")"
         if name == "cotangent_like":
             like = operands["z"]
-            if as_array_type(types["z"]).ndim:
+            if as_array_type(types["z"]).ndim and not (
+                    isinstance(like, gast.Name) and like.id in self.scalars):
                 self.shape_only[self.emitter.atom(like)] = as_array_type(types["z"])
             return self.operand(operands["d"], out_dtype)
         if name == "clip":
@@ -239,7 +393,9 @@ class Loop:
             target = dtype if dtype is not None else as_array_type(t).dtype
             return typed_literal(t.value, target)
         t = as_array_type(t)
-        if isinstance(node, gast.Name) and node.id in self.emitter.plan.producer:
+        if isinstance(node, gast.Name) and node.id in self.scalars:
+            text = self.scalars[node.id]
+        elif isinstance(node, gast.Name) and node.id in self.emitter.plan.producer:
             text = self.expression(self.emitter.plan.producer[node.id].value)
         else:
             name = self.emitter.atom(node)
@@ -316,7 +472,7 @@ class Loop:
             return lines + self.nest(sizes, idx, [f"{target}[{', '.join(idx)}] = {expr}"])
         out = target if target not in self.leaves and target not in self.shape_only \
             else self.emitter.names.fresh(f"{target}_new")
-        lines.append(f"{out} = np.empty({_tuple(sizes)}, np.{out_type.dtype.name})")
+        lines.append(f"{out} = np.empty({tuple_source(sizes)}, np.{out_type.dtype.name})")
         lines += self.nest(sizes, idx, [f"{out}[{', '.join(idx)}] = {expr}"])
         if out != target:
             lines.append(f"{target} = {out}")
@@ -326,7 +482,7 @@ class Loop:
 _INDENT = "    "
 
 
-def _tuple(items):
+def tuple_source(items):
     items = list(items)
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
@@ -414,14 +570,14 @@ def reduction(emitter, target, node, out_type, where):
         if name == "mean":
             result = f"np.{out_dtype.name}({acc} / {count})"
         if keepdims:
-            lines.append(f"{target} = np.full({_tuple(['1'] * rank)}, {result})")
+            lines.append(f"{target} = np.full({tuple_source(['1'] * rank)}, {result})")
         else:
             lines.append(f"{target} = {result}")
         return lines
     out_shape = [("1" if d in axes else sizes[d]) for d in range(rank)] if keepdims \
         else [sizes[d] for d in kept]
     out = target if target not in loop.leaves else emitter.names.fresh(f"{target}_new")
-    lines.append(f"{out} = np.full({_tuple(out_shape)}, {_identity(name, acc_dtype)})")
+    lines.append(f"{out} = np.full({tuple_source(out_shape)}, {_identity(name, acc_dtype)})")
     at = ", ".join(("0" if d in axes else idx[d]) for d in range(rank)) if keepdims \
         else ", ".join(idx[d] for d in kept)
     lines += loop.nest(sizes, idx, [f"{out}[{at}] = {_combine(name, f'{out}[{at}]', value, acc_dtype)}"])

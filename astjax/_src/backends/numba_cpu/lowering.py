@@ -9,7 +9,7 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import ArrayType, SequenceType, Static, as_array_type
 from .emitter import Unsupported
-from .fusion import Loop, _tuple
+from .fusion import Loop, tuple_source
 
 _INDENT = "    "
 _LOWERINGS = {}
@@ -45,7 +45,7 @@ class Call:
     def text(self, name):
         value = self.operands.get(name)
         if isinstance(value, tuple):
-            return _tuple(self.emitter.atom(v) for v in value)
+            return tuple_source(self.emitter.atom(v) for v in value)
         return self.emitter.atom(value)
 
     def type(self, name):
@@ -105,7 +105,7 @@ def _transpose(c):
         if rank == 2 and all(r in ("dot", "matmul") for r in readers):
             return c.assign(f"{a}.T")  # BLAS reads the transposed layout, no copy
         return c.assign(f"np.ascontiguousarray({a}.T)")
-    return c.assign(f"np.ascontiguousarray(np.transpose({a}, {_tuple(map(str, axes))}))")
+    return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, axes))}))")
 
 
 def _reshaped(c, a, a_type, shape_text):
@@ -132,7 +132,7 @@ def _ravel(c):
 def _shape_from_type(c, a, a_type, out_ones, keep):
     """Shape source for the output: ``keep[d]`` is the input dim feeding output dim d."""
     parts = [("1" if keep[d] is None else f"{a}.shape[{keep[d]}]") for d in range(len(out_ones))]
-    return _tuple(parts) if parts else "()"
+    return tuple_source(parts) if parts else "()"
 
 
 @lowering("expand_dims")
@@ -315,7 +315,7 @@ def _join(c):
     parts = [c.emitter.atom(v) if as_array_type(anno.get(v, "type")).dtype == dtype
              else f"{c.emitter.atom(v)}.astype(np.{dtype.name})" for v in arrays]
     axis = c.param("axis", 0)
-    return c.assign(f"np.{c.op.name}({_tuple(parts)}, axis={axis})")
+    return c.assign(f"np.{c.op.name}({tuple_source(parts)}, axis={axis})")
 
 
 @lowering("argmax", "argmin")
@@ -356,7 +356,7 @@ def _asarray(c):
 
 @lowering("frexp")
 def _frexp(c):
-    """Per element through ``math.frexp`` (exact in float64 for float32 inputs too)."""
+    """Per element through ``mathlib.frexp`` (bit operations: the loop vectorizes)."""
     x_type = as_array_type(c.type("x"))
     m_type, e_type = c.out.elts
     if x_type.dtype.kind != "f":
@@ -366,15 +366,15 @@ def _frexp(c):
     names = c.emitter.names
     m, e, pair = names.fresh("mant"), names.fresh("expo"), names.fresh("fr")
     if x_type.ndim == 0:
-        return [f"{pair} = math.frexp({value})",
+        return [f"{pair} = _ml.frexp({value})",
                 f"{c.target} = (np.{m_type.dtype.name}({pair}[0]), "
                 f"np.{e_type.dtype.name}({pair}[1]))"]
     lines, sizes, texts = loop.header()
     idx = loop.indices()
     value = loop.substitute(value, texts, idx)
     at = ", ".join(idx)
-    lines.append(f"{m} = np.empty({_tuple(sizes)}, np.{m_type.dtype.name})")
-    lines.append(f"{e} = np.empty({_tuple(sizes)}, np.{e_type.dtype.name})")
-    lines += loop.nest(sizes, idx, [f"{pair} = math.frexp({value})",
+    lines.append(f"{m} = np.empty({tuple_source(sizes)}, np.{m_type.dtype.name})")
+    lines.append(f"{e} = np.empty({tuple_source(sizes)}, np.{e_type.dtype.name})")
+    lines += loop.nest(sizes, idx, [f"{pair} = _ml.frexp({value})",
                                     f"{m}[{at}] = {pair}[0]", f"{e}[{at}] = {pair}[1]"])
     return lines + [f"{c.target} = ({m}, {e})"]

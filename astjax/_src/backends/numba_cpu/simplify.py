@@ -11,9 +11,9 @@ from ...ir import anno
 from ...ir.types import Static
 
 
-def load_nodes(fdef):
-    """Every Name read: in the tree, and the operand nodes op annotations point at (the
-    emitter prints those, and a rewrite may have left them outside the tree)."""
+def load_nodes(tree):
+    """Every Name read in ``tree``: in the tree, and the operand nodes op annotations point
+    at (the emitter prints those, and a rewrite may have left them outside the tree)."""
     seen = {}
 
     def add(node):
@@ -23,7 +23,7 @@ def load_nodes(fdef):
             for v in node:
                 add(v)
 
-    for n in gast.walk(fdef):
+    for n in gast.walk(tree):
         add(n)
         for key in ("operand_nodes", "param_nodes"):
             for v in (anno.get(n, key) or {}).values():
@@ -55,8 +55,56 @@ def propagate_copies(fdef):
             and anno.get(s.targets[0], "type") is None)
     _trivial_ops_to_copies(fdef)
     remove_dead_stores(fdef)
+    rename_redefinitions(fdef)
     while _propagate_once(fdef):
         pass
+
+
+def rename_redefinitions(fdef):
+    """Give every straight-line redefinition but a block's last its own name:
+    ``x0 = x0 + k; x1 = x1 ^ x0; x0 = x0 + x1`` reads ``x0_1 = x0 + k; ...;
+    x0 = x0_1 + x1``. Copies of once-assigned names then propagate, and fusion sees
+    each value's readers. Values leaving the block keep their names."""
+    from .fusion import Names
+    names = None
+    for n in list(gast.walk(fdef)):
+        for field in ("body", "orelse"):
+            stmts = getattr(n, field, None)
+            if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
+                continue
+            for name, positions in _straight_line_defs(stmts).items():
+                names = names or Names(fdef)
+                for here, following in zip(positions, positions[1:]):
+                    fresh = names.fresh(f"{name}_")
+                    stmts[here].targets[0].id = fresh
+                    for k in range(here + 1, following + 1):
+                        for load in load_nodes(stmts[k]):
+                            if load.id == name:
+                                load.id = fresh
+
+
+def _straight_line_defs(stmts):
+    """Name -> positions of its top-level ``name = ...`` in ``stmts``, for names assigned
+    there more than once and touched by nothing but simple statements in between."""
+    defs, unsafe = {}, set()
+    for i, s in enumerate(stmts):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 \
+                and isinstance(s.targets[0], gast.Name):
+            defs.setdefault(s.targets[0].id, []).append(i)
+            inner = s.value
+        elif isinstance(s, (gast.Expr, gast.Return)):
+            inner = s
+        else:  # a branch, a loop, an unpacking: whatever it mentions stays put
+            unsafe |= {m.id for m in gast.walk(s) if isinstance(m, gast.Name)}
+            unsafe |= {m.id for m in load_nodes(s)}
+            continue
+        unsafe |= {m.id for m in gast.walk(inner) if isinstance(m, gast.Name)
+                   and not isinstance(m.ctx, gast.Load)}
+    out = {}
+    for name, positions in defs.items():
+        if len(positions) > 1 and name not in unsafe:
+            out[name] = positions
+    return out
 
 
 def _propagate_once(fdef):
@@ -112,21 +160,21 @@ def _trivial_ops_to_copies(fdef):
 
 
 def _prune_decided_branches(fdef):
-    """An ``if`` decided when the code was generated becomes the branch it takes, so the
-    other branch's assignments do not count as stores."""
+    """An ``if`` decided when the code was generated becomes the branch it takes (itself
+    pruned: inlined callees nest decided ifs), so the other branch's assignments do not
+    count as stores."""
+    def pruned(stmts):
+        out = []
+        for s in stmts:
+            taken = anno.get(s, "taken") if isinstance(s, gast.If) else None
+            out.extend([s] if taken is None else pruned(s.body if taken else s.orelse))
+        return out
+
     for n in list(gast.walk(fdef)):
         for field in ("body", "orelse"):
             stmts = getattr(n, field, None)
-            if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
-                continue
-            out = []
-            for s in stmts:
-                taken = anno.get(s, "taken") if isinstance(s, gast.If) else None
-                if taken is None:
-                    out.append(s)
-                else:
-                    out.extend(s.body if taken else s.orelse)
-            setattr(n, field, out or [gast.Pass()])
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                setattr(n, field, pruned(stmts) or [gast.Pass()])
 
 
 def remove_dead_stores(fdef):
