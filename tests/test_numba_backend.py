@@ -267,6 +267,20 @@ def test_multi_use_values_share_one_loop(numba_backend):
     assert len(top_level_loops) == 4, source  # a..frexp, w1, w2, a + c
 
 
+def test_parallel_loops_match_sequential(numba_backend):
+    """jit(parallel=True): loop bodies become kernels run over chunks of the outer index
+    (parallel.py); small arrays take the sequential branch of the same code."""
+    rng = np.random.default_rng(6)
+    f = astjax.jit(fused_groups, parallel=True)
+    for n in (8, 70_000):  # below and above MIN_PARALLEL_ELEMENTS
+        args = tuple(rng.normal(size=k).astype(np.float32) for k in (n, n, 3, 5))
+        got = f(*args)
+        _assert_tree_close(got, fused_groups(*args), 1e-6)
+    (compiled,) = f.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert "_nb.prange" in compiled.source and "def _kernel" in compiled.source
+
+
 def neg_sum_sq(x):
     return -jnp.sum(x * x)
 

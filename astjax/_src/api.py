@@ -69,7 +69,9 @@ class Compiled:
             params = [a.id for a in spec.fdef.args.args]
             donated = [params[i] for i in getattr(self.target, "donate_argnums", ())
                        if i < len(params)]
-            emitter = NumbaEmitter(program, spec, donated)
+            parallel = getattr(self.target, "parallel", None)
+            self.parallel = config.astjax_parallel if parallel is None else bool(parallel)
+            emitter = NumbaEmitter(program, spec, donated, self.parallel)
         else:
             emitter = PythonEmitter(program)
         self.source = emitter.module_source()
@@ -84,6 +86,8 @@ class Compiled:
             source += boundary.key_comment(namespace)
         module = load_module(source, spec.name, namespace)
         self.entry = getattr(module, spec.name)
+        if backend == "numba" and self.parallel:
+            self.entry = boundary.one_parallel_call_at_a_time(self.entry)
         self.backend = backend
         self.name = fn.__qualname__
         self.out_type = spec.return_type
@@ -260,8 +264,10 @@ def _convert_input(value):
 class Jitted(Transformed):
     """``jit(f)``; inside other compiled code it is ``f`` itself."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 parallel=None):
         super().__init__(fun, static_argnums, static_argnames, donate_argnums)
+        self.parallel = parallel  # None: config.astjax_parallel
         plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
         # key -> (config generation, FastCall): calls on plain arguments skip typing
         self.fast = {} if plain and not self.static and not self.donate_argnums else None
@@ -309,12 +315,16 @@ def locate_runtime_error(exc):
     exc._astjax_located = True
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
-    """Compile ``fun`` per abstract signature (dtype, rank, size-1 dims, static values)."""
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), parallel=None):
+    """Compile ``fun`` per abstract signature (dtype, rank, size-1 dims, static values).
+
+    ``parallel=True`` runs elementwise loop nests on every core (Numba's ``prange``); it
+    pays off on large arrays only (each loop then costs a few microseconds to start).
+    ``None`` follows ``config.astjax_parallel`` (off by default)."""
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                             donate_argnums=donate_argnums)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+                             donate_argnums=donate_argnums, parallel=parallel)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, parallel)
 
 
 def make_source(fun, static_argnums=(), static_argnames=()):

@@ -17,6 +17,9 @@ _DEFAULTS = {
     "astjax_record_allocation_sites": True,
     # what jit compiles to: "numba" (fused loops, njit) or "python" (generated NumPy code)
     "astjax_jit_backend": "numba",
+    # Numba backend: elementwise loop nests run on every core (prange); jit(parallel=...)
+    # decides per function
+    "astjax_parallel": False,
 }
 _CHOICES = {"astjax_jit_backend": ("numba", "python")}
 
@@ -62,7 +65,7 @@ class Config:
     def snapshot(self):
         """The values that change generated code (part of every specialization key)."""
         return (self._values["jax_enable_x64"], self._values["jax_threefry_partitionable"],
-                self._values["astjax_jit_backend"])
+                self._values["astjax_jit_backend"], self._values["astjax_parallel"])
 
 
 config = Config()

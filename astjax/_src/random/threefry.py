@@ -117,10 +117,14 @@ def _counters(shape):
     """The partitionable layout's counter words for an output of ``shape``: the high and
     low 32 bits of the flat index (the high word is 0 below 2**32 elements). A scalar
     output hashes counter 0 as a 1-element array (NumPy warns on wrapping 0-d
-    arithmetic, not on arrays); ``_scalar_out`` drops that axis."""
+    arithmetic, not on arrays); ``_scalar_out`` drops that axis. The high word has size-1
+    dims: it broadcasts, so compiled code never stores a zero per element."""
     n = _c.counter_count(shape)
-    lo = jnp.reshape(jnp.arange(n, dtype=jnp.uint32), _c.at_least_1d(shape))
-    hi = jnp.zeros(_c.at_least_1d(shape), dtype=jnp.uint32)
+    full = _c.at_least_1d(shape)
+    lo = jnp.arange(n, dtype=jnp.uint32)
+    if len(full) > 1:
+        lo = jnp.reshape(lo, full)
+    hi = jnp.zeros((1,) * len(full), dtype=jnp.uint32)
     return hi, lo
 
 

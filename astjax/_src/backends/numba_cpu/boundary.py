@@ -7,6 +7,7 @@ every layout the user passes.
 """
 import hashlib
 import sys
+import threading
 
 import numba
 import numpy as np
@@ -82,3 +83,17 @@ def key_comment(namespace):
                f"{np.__version__}, python {sys.version.split()[0]}, mathlib " \
                f"{mathlib.CACHE_KEY}, runtime {_file_hash(runtime.__file__)}"
     return f"# {versions}; constants {h.hexdigest()[:16]}\n"
+
+
+_PARALLEL_LAUNCH = threading.Lock()
+
+
+def one_parallel_call_at_a_time(entry):
+    """``entry`` (compiled with ``parallel=True``) behind one process-wide lock: Numba's
+    workqueue threading layer, the one every machine has, aborts the process when two
+    threads (the caller and a device's worker) launch parallel loops at once."""
+    def call(*inputs):
+        with _PARALLEL_LAUNCH:
+            return entry(*inputs)
+    call.__wrapped__ = entry
+    return call

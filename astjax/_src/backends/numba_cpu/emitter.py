@@ -19,6 +19,7 @@ from ...ir import anno
 from ...ir.types import ArrayType, SequenceType, Static, TreeType, as_array_type
 from ..python import PythonEmitter
 from . import fusion, simplify
+from .parallel import loop_nest
 from .scalar import typed_literal
 
 _INDENT = "    "
@@ -147,10 +148,12 @@ class Unsupported(Exception):
 class NumbaEmitter(PythonEmitter):
     backend = "numba"
 
-    def __init__(self, program, entry_spec, donated=()):
+    def __init__(self, program, entry_spec, donated=(), parallel=False):
         super().__init__(program)
         self.entry_spec = entry_spec  # what the caller calls; the rest is inlined into it
         self.donated = tuple(donated)  # entry parameters whose buffers results may reuse
+        self.parallel = parallel  # elementwise loop nests split their outer loop over cores
+        self.kernels = []  # parallel loop bodies of the function being emitted (parallel.py)
 
     def emitted_specs(self):
         if not hasattr(self, "_live"):
@@ -163,7 +166,11 @@ class NumbaEmitter(PythonEmitter):
 
     def decorators(self, spec):
         # nogil: a call queued on a device's worker thread runs beside Python
-        return ['@_nb.njit(cache=True, error_model="numpy", nogil=True)']
+        parallel = ", parallel=True" if self.parallel else ""
+        return [f'@_nb.njit(cache=True, error_model="numpy", nogil=True{parallel})']
+
+    def kernel_decorator(self):
+        return '@_nb.njit(cache=True, error_model="numpy", nogil=True)'
 
     def parameters(self, spec):
         return [a.id for a, t in zip(spec.fdef.args.args, spec.arg_types)
@@ -181,7 +188,9 @@ class NumbaEmitter(PythonEmitter):
                                                     if id(s) in self.reusable})
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))
                       for name, dtype in _scalar_tapes(spec.fdef).items()}
-        return super().function(spec)
+        self.kernels = []
+        out = super().function(spec)
+        return [line for kernel in self.kernels for line in kernel + ["", ""]] + out
 
     def block(self, stmts, depth):
         lines = []
@@ -223,10 +232,10 @@ class NumbaEmitter(PythonEmitter):
             stores.append(f"{out}[{', '.join(idx)}] = {scalar}")
             if out != target:
                 rebind.append(f"{target} = {out}")
-        lines += [_INDENT * depth + text for text in loop.nest(sizes, idx, [])]
-        inner = depth + loop.rank
-        lines += [self.line(loop.substitute(text, texts, idx), inner, s) for s, text in body]
-        lines += [_INDENT * inner + text for text in stores]
+        body = [(loop.substitute(text, texts, idx), s) for s, text in body]
+        for item in loop_nest(self, sizes, idx, body + stores):
+            lines.append((_INDENT * depth + item[0], item[1]) if isinstance(item, tuple)
+                         else _INDENT * depth + item)
         return lines + [_INDENT * depth + text for text in rebind]
 
     def statement(self, s, depth):

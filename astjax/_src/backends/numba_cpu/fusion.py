@@ -458,6 +458,7 @@ class Loop:
         return lines + [_INDENT * self.rank + line for line in body]
 
     def elementwise(self, target, out_type, expr, donated=None):
+        from .parallel import loop_nest
         """``target = expr`` over the loop; into ``donated``'s buffer when that parameter
         is read here for the last time with the result's type (each element then reads
         only its own position before it is overwritten)."""
@@ -469,11 +470,12 @@ class Loop:
         leaf = self.leaves.get(donated)
         if leaf is not None and leaf[0].dtype == out_type.dtype and leaf[0].ones == out_type.ones:
             lines.append(f"{target} = {donated}  # written in place: {donated} was donated")
-            return lines + self.nest(sizes, idx, [f"{target}[{', '.join(idx)}] = {expr}"])
+            return lines + loop_nest(self.emitter, sizes, idx,
+                                     [f"{target}[{', '.join(idx)}] = {expr}"])
         out = target if target not in self.leaves and target not in self.shape_only \
             else self.emitter.names.fresh(f"{target}_new")
         lines.append(f"{out} = np.empty({tuple_source(sizes)}, np.{out_type.dtype.name})")
-        lines += self.nest(sizes, idx, [f"{out}[{', '.join(idx)}] = {expr}"])
+        lines += loop_nest(self.emitter, sizes, idx, [f"{out}[{', '.join(idx)}] = {expr}"])
         if out != target:
             lines.append(f"{target} = {out}")
         return lines

@@ -45,3 +45,4 @@ def grow(buf):
     out = np.empty(2 * buf.shape[0], buf.dtype)
     out[:buf.shape[0]] = buf
     return out
+
