@@ -63,6 +63,16 @@ def report(case, timings, goal=None):
           flush=True)
 
 
+def report_parallel(case, fn, args, t, goal, repeat=15):
+    """The case again with ``jit(..., parallel=True)``: against JAX, which uses every core
+    too, and against the one-core astjax time above."""
+    timings = {"astjax": median_time(fn, *args, repeat=repeat),
+               "astjax 1 core": t["astjax"]}
+    if "jax" in t:
+        timings["jax"] = t["jax"]
+    report(f"{case}, parallel", timings, goal)
+
+
 def _fmt(t):
     return f"{t * 1e3:.3f} ms" if t >= 1e-4 else f"{t * 1e6:.2f} us"
 
@@ -177,6 +187,7 @@ def bench_selu():
         t["jax"] = median_time(jax.jit(lambda v: 1.05 * jjnp.where(v > 0, v, 1.67 * jjnp.exp(v)
                                                                   - 1.67)), x)
     report("selu 1M f32", t, "<= 0.8x JAX")
+    report_parallel("selu 1M f32", astjax.jit(selu, parallel=True), (x,), t, "<= 0.8x JAX")
 
 
 def bench_sin_loop():
@@ -196,6 +207,8 @@ def bench_sin_loop():
             return v
         t["jax"] = median_time(jax.jit(jax_loop), x, repeat=7)
     report("sin loop 10 steps 1000x1000", t, "<= 1.0x JAX")
+    report_parallel("sin loop 10 steps", astjax.jit(sin_loop, parallel=True), (x,), t,
+                    "<= 1.0x JAX", repeat=7)
 
 
 def bench_logistic(n):
@@ -212,6 +225,10 @@ def bench_logistic(n):
         t["jax"] = median_time(jax.jit(jax.grad(lambda v: jjnp.sum(1 / (1 + jjnp.exp(-v))))),
                                x, number=number)
     report(f"jit(grad(sum_logistic)) n={n}", t, "<= 0.8x JAX" if n > 1000 else "<= 0.5x JAX")
+    if n > 1000:
+        report_parallel(f"jit(grad(sum_logistic)) n={n}",
+                        astjax.jit(astjax.grad(sum_logistic), parallel=True), (x,), t,
+                        "<= 0.8x JAX")
 
 
 def mlp_data():
@@ -235,6 +252,8 @@ def bench_mlp():
             return -jjnp.mean(jjnp.sum(jax.nn.log_softmax(logits) * b, axis=1))
         t["jax"] = median_time(jax.jit(jax.grad(jax_loss)), params, x, y)
     report("jit(grad(MLP 784-512-10)) batch 128", t, "<= 0.75x JAX")
+    report_parallel("jit(grad(MLP)) batch 128", astjax.jit(astjax.grad(mlp_loss), parallel=True),
+                    (params, x, y), t, "<= 0.75x JAX")
 
 
 def bench_scalar_loop():

@@ -267,6 +267,34 @@ def test_multi_use_values_share_one_loop(numba_backend):
     assert len(top_level_loops) == 4, source  # a..frexp, w1, w2, a + c
 
 
+def broadcasts(x, y):
+    a = jnp.broadcast_to(x, (4, 3)) * y         # a static shape
+    b = jnp.broadcast_to(x[0], y.shape) + a     # a shape read at run time, a 0-d operand
+    return a, b
+
+
+def test_broadcast_to_runs_inside_its_consumers_loop(numba_backend):
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=3).astype(np.float32), rng.normal(size=(4, 3)).astype(np.float32)
+    got, compiled = _run(broadcasts, x, y)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, broadcasts(x, y), 1e-6)
+    assert "np.full" not in compiled.source and "broadcast_to" not in compiled.source
+    with pytest.raises(ValueError):  # NumPy's error, from the python backend's rerun
+        astjax.jit(broadcasts)(np.ones(2, np.float32), y)
+
+
+def test_grad_of_an_elementwise_sum_is_one_loop(numba_backend):
+    """Forward values the backward pass reads are recomputed in its loop, not stored: the
+    dead primal sum goes, and the cotangent's broadcast is read in place."""
+    x = np.random.default_rng(8).normal(size=9).astype(np.float32)
+    got, compiled = _run(astjax.grad(sum_logistic), x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert compiled.source.count("np.empty(") == 1, compiled.source
+    s = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(np.asarray(got), s * (1 - s), rtol=1e-5)
+
+
 def test_parallel_loops_match_sequential(numba_backend):
     """jit(parallel=True): loop bodies become kernels run over chunks of the outer index
     (parallel.py); small arrays take the sequential branch of the same code."""

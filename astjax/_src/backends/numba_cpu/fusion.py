@@ -20,7 +20,7 @@ from .scalar import cast, scalar_op, typed_literal
 _UNLOWERED = set()
 FUSABLE = {name for name, op in REGISTRY.items()
            if op.family == "elementwise" and name not in _UNLOWERED} | {
-    "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma"}
+    "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma", "broadcast_to"}
 REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
@@ -214,7 +214,7 @@ def _reads(stmt, result):
     """The variables a statement reads, its inlined producers' reads included."""
     from .simplify import load_nodes
     out = []
-    for n in load_nodes(stmt.value):
+    for n in load_nodes(stmt.value) if isinstance(stmt, gast.Assign) else load_nodes(stmt):
         producer = result.producer.get(n.id)
         out += _reads(producer, result) if producer is not None else [n.id]
     return out
@@ -223,12 +223,17 @@ def _reads(stmt, result):
 def _hoistable(s, run, result):
     """A scalar op between statements of a run that reads none of their results, nor
     writes what they read: computing it before the run changes nothing."""
-    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-            and anno.get(s.value, "op") is not None):
+    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
         return False
-    t = anno.get(s.targets[0], "type")
-    if not (isinstance(t, Static) or isinstance(t, ArrayType) and t.ndim == 0):
+    if isinstance(s.value, gast.Attribute) and isinstance(s.value.value, gast.Name) \
+            and s.value.attr in ("shape", "size"):
+        pass  # a shape: a tuple of sizes
+    elif anno.get(s.value, "op") is None:
         return False
+    else:
+        t = anno.get(s.targets[0], "type")
+        if not (isinstance(t, Static) or isinstance(t, ArrayType) and t.ndim == 0):
+            return False
     touched = {m.targets[0].id for m in run}
     if set(_reads(s, result)) & touched:
         return False
@@ -327,6 +332,7 @@ class Loop:
         self.leaves = {}      # array variable -> (type, marker)
         self.shape_only = {}  # arrays that only give the loop its shape
         self.scalars = {}     # variable computed earlier in this loop -> its scalar
+        self.shapes = []      # (size texts, type) of broadcast_to outputs: sizes of dims
 
     # expressions
     def expression(self, node):
@@ -351,6 +357,17 @@ class Loop:
                 and not isinstance(types["y"].value, bool) and types["y"].value in (1, 2, 3):
             x = self.operand(operands["x"], promoted[0])  # small powers: multiplies
             return "(" + " * ".join([x] * int(types["y"].value)) + ")"
+        if name == "broadcast_to":  # each element reads its operand's broadcast element
+            shape = anno.get(node, "param_nodes")["shape"]
+            out = as_array_type(anno.get(node, "type"))
+            st = anno.get(shape, "type")
+            if isinstance(st, Static) and not anno.get(shape, "captured"):
+                sizes = [str(int(v)) for v in st.value]
+            else:
+                text = self.emitter.atom(shape)
+                sizes = [f"{text}[{k}]" for k in range(out.ndim)]
+            self.shapes.append((sizes, out))
+            return self.operand(operands["a"])
         if name == "cotangent_like":
             like = operands["z"]
             if as_array_type(types["z"]).ndim and not (
@@ -416,12 +433,16 @@ class Loop:
         then runs that call with NumPy's broadcasting (see ``api.Compiled``)."""
         names = self.emitter.names
         rank = self.rank
-        contributors = [[] for _ in range(rank)]
+        contributors = [[] for _ in range(rank)]  # per dim: texts of sizes that must agree
         arrays = list(self.leaves.items()) + [(n, (t, None)) for n, t in self.shape_only.items()]
         for name, (t, _) in arrays:
             for k, one in enumerate(t.ones):
                 if not one:
-                    contributors[rank - t.ndim + k].append((name, k))
+                    contributors[rank - t.ndim + k].append(f"{name}.shape[{k}]")
+        for sizes, t in self.shapes:
+            for k, one in enumerate(t.ones):
+                if not one:
+                    contributors[rank - t.ndim + k].append(sizes[k])
         lines, sizes = [], []
         for d in range(rank):
             found = contributors[d]
@@ -429,9 +450,9 @@ class Loop:
                 sizes.append("1")
                 continue
             size = names.fresh("n")
-            lines.append(f"{size} = {found[0][0]}.shape[{found[0][1]}]")
-            for name, k in found[1:]:
-                lines.append(f"if {name}.shape[{k}] != {size}:")
+            lines.append(f"{size} = {found[0]}")
+            for other in found[1:]:
+                lines.append(f"if {other} != {size}:")
                 lines.append(_INDENT + f"raise _Broadcast({self._mismatch()!r})")
             sizes.append(size)
         texts = {marker: (name, t) for name, (t, marker) in self.leaves.items()}

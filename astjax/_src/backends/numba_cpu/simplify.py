@@ -8,12 +8,19 @@ names assigned once (temporaries, not loop-carried variables) are touched.
 import gast
 
 from ...ir import anno
-from ...ir.types import Static
+from ...ir.types import ArrayType, Static
+
+
+# operands whose value generated code never reads when they are 0-d (only their shape)
+_SHAPE_ONLY = {"cotangent_like": "z", "zeros_like": "a", "ones_like": "a", "empty_like": "a",
+               "full_like": "a"}
 
 
 def load_nodes(tree):
     """Every Name read in ``tree``: in the tree, and the operand nodes op annotations point
-    at (the emitter prints those, and a rewrite may have left them outside the tree)."""
+    at (the emitter prints those, and a rewrite may have left them outside the tree). A
+    folded call is printed as its value and reads nothing; a 0-d operand read for its
+    shape only is not read either."""
     seen = {}
 
     def add(node):
@@ -23,11 +30,26 @@ def load_nodes(tree):
             for v in node:
                 add(v)
 
-    for n in gast.walk(tree):
+    def visit(n):
+        if anno.has(n, "folded"):
+            return
         add(n)
+        skip = None
+        op = anno.get(n, "op")
+        if op is not None and op.name in _SHAPE_ONLY:
+            operand = (anno.get(n, "operand_nodes") or {}).get(_SHAPE_ONLY[op.name])
+            t = anno.get(operand, "type") if operand is not None else None
+            if isinstance(t, ArrayType) and t.ndim == 0:
+                skip = operand
         for key in ("operand_nodes", "param_nodes"):
             for v in (anno.get(n, key) or {}).values():
-                add(v)
+                if v is not skip:
+                    add(v)
+        for child in gast.iter_child_nodes(n):
+            if child is not skip:
+                visit(child)
+
+    visit(tree)
     return list(seen.values())
 
 
@@ -58,6 +80,7 @@ def propagate_copies(fdef):
     rename_redefinitions(fdef)
     while _propagate_once(fdef):
         pass
+    _shapes_from_operands(fdef)
 
 
 def rename_redefinitions(fdef):
@@ -81,6 +104,40 @@ def rename_redefinitions(fdef):
                         for load in load_nodes(stmts[k]):
                             if load.id == name:
                                 load.id = fresh
+
+
+def _shapes_from_operands(fdef):
+    """``s = t3.shape`` of an elementwise result reads the shape of an operand of the same
+    rank and size-1 dims instead (equal at run time: loops check sizes), back to a value
+    that is stored anyway, so fusion need not store ``t3`` to measure it."""
+    from .fusion import FUSABLE
+    stores = _stores(fdef)
+    made_by = {}
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and stores.get(s.targets[0].id) == 1 and not anno.has(s.value, "folded") \
+                and getattr(anno.get(s.value, "op"), "name", None) in FUSABLE:
+            made_by[s.targets[0].id] = (anno.get(s.targets[0], "type"), s.value)
+
+    def same_shape_operand(name):
+        t, value = made_by[name]
+        for v in (anno.get(value, "operand_nodes") or {}).values():
+            vt = anno.get(v, "type")
+            if isinstance(v, gast.Name) and stores.get(v.id) == 1 and isinstance(t, ArrayType) \
+                    and isinstance(vt, ArrayType) and vt.ndim == t.ndim and vt.ones == t.ones:
+                return v
+        return None
+
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Attribute) and n.attr == "shape" and isinstance(n.value, gast.Name):
+            seen = set()
+            while n.value.id in made_by and n.value.id not in seen:
+                seen.add(n.value.id)
+                source = same_shape_operand(n.value.id)
+                if source is None:
+                    break
+                n.value.id = source.id
+                anno.set_(n.value, "type", anno.get(source, "type"))
 
 
 def _straight_line_defs(stmts):
