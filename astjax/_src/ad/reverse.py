@@ -92,6 +92,11 @@ class ReverseMode:
         self.cts = {}
         self.list_cts = set()  # cotangent variables that are lists (see list_ct)
         self.loop_depth = 0    # while writing the forward sweep
+        # each value is taped once: (statement id, "before"/"after", var) -> the value it
+        # reads; the reads that push it (the last of each value in its block); what the
+        # backward sweep popped it into
+        self.value_at, self.push_at, self.popped = {}, set(), {}
+        self.values_made = 0
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
         self.namespace["_ajx"] = adlib
@@ -109,10 +114,13 @@ class ReverseMode:
             self.cts[key] = name
         return name
 
-    def tape(self, var):
-        if var not in self.tapes:
-            self.tapes[var] = self.names.fresh(f"tape_{var}")
-        return self.tapes[var]
+    def tape(self, var, kind=None):
+        """The tape of ``var``'s values; results taped after their statement ("after") get
+        their own, which the Numba backend drops when no rule reads them."""
+        key = (var, kind == "after")
+        if key not in self.tapes:
+            self.tapes[key] = self.names.fresh(f"tape_{var}" + ("_out" if key[1] else ""))
+        return self.tapes[key]
 
     def global_ref(self, value, hint):
         name = self.names.fresh(hint)
@@ -188,7 +196,39 @@ class ReverseMode:
         return self.assemble(t, leaf)
 
     # --- forward sweep -----------------------------------------------------------------------
+    def plan_pushes(self, stmts):
+        """Within a straight-line block a value read by several statements is pushed once,
+        at its last read before it changes: the backward sweep pops it at that read (the
+        first it meets) and the earlier reads reuse it."""
+        current = {}
+
+        def fresh(var):
+            self.values_made += 1
+            current[var] = self.values_made
+            return current[var]
+
+        occurrences = []
+        for s in stmts:
+            if isinstance(s, gast.Assign):
+                reads, target = self.reads(s), s.targets[0].id
+                for v in reads:
+                    if v != target or v in self.read_old(s):
+                        occurrences.append(((id(s), "before", v), current.get(v) or fresh(v)))
+                fresh(target)
+                if target in reads:
+                    occurrences.append(((id(s), "after", target), current[target]))
+            else:
+                for n in gast.walk(s):
+                    if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                        fresh(n.id)
+        last = {}
+        for key, value in occurrences:
+            self.value_at[key] = value
+            last[value] = key
+        self.push_at.update(last.values())
+
     def forward(self, stmts):
+        self.plan_pushes(stmts)
         out = []
         for s in stmts:
             if isinstance(s, gast.If):
@@ -219,10 +259,11 @@ class ReverseMode:
             elif isinstance(s, gast.Assign):
                 reads = self.reads(s)
                 target = s.targets[0].id
-                out += self.push([v for v in reads if v != target or v in self.read_old(s)])
+                out += self.push([v for v in reads if v != target or v in self.read_old(s)],
+                                 (id(s), "before"))
                 out.append(anno.clean_copy(s))
                 if target in reads:
-                    out += self.push([target])
+                    out += self.push([target], (id(s), "after"))
             else:
                 out.append(anno.clean_copy(s))
         return out
@@ -236,23 +277,35 @@ class ReverseMode:
                 self.unsafe.add(name)
         return name
 
-    def push(self, variables):
+    def push(self, variables, where=None):
+        """Tape ``variables`` (those later overwritten); ``where`` (statement id, "before" or
+        "after") names a statement's reads: only the last read of a value pushes it."""
         stmts = []
         for v in variables:
-            if v in self.unsafe:
+            if v in self.unsafe and (where is None or where + (v,) in self.push_at):
+                tape = self.tape(v, where and where[1])
                 stmts.append(gast.Expr(value=_call(gast.Attribute(
-                    value=load(self.tape(v)), attr="append", ctx=gast.Load()), [load(v)])))
+                    value=load(tape), attr="append", ctx=gast.Load()), [load(v)])))
         return stmts
 
-    def pop(self, variables, renames):
-        """Pop recorded values (reverse order) into fresh names; ``renames`` maps old->new."""
+    def pop(self, variables, renames, where=None):
+        """Pop recorded values (reverse order) into fresh names; ``renames`` maps old->new.
+        A value pushed at a later read (``push``) was popped already: reuse that name."""
         stmts = []
         for v in reversed(variables):
-            if v in self.unsafe:
-                new = self.names.fresh(f"{v}_")
-                renames.setdefault(v, []).append(new)
-                stmts.append(assign(new, _call(gast.Attribute(
-                    value=load(self.tape(v)), attr="pop", ctx=gast.Load()), [])))
+            if v not in self.unsafe:
+                continue
+            key = where + (v,) if where is not None else None
+            if key is not None and key not in self.push_at:
+                renames.setdefault(v, []).append(self.popped[self.value_at[key]])
+                continue
+            new = self.names.fresh(f"{v}_")
+            renames.setdefault(v, []).append(new)
+            if key is not None:
+                self.popped[self.value_at[key]] = new
+            stmts.append(assign(new, _call(gast.Attribute(
+                value=load(self.tape(v, where and where[1])), attr="pop", ctx=gast.Load()),
+                [])))
         return stmts
 
     def reads(self, s):
@@ -409,9 +462,9 @@ class ReverseMode:
         if reads:
             # values pushed before the statement (operands) and after (its result)
             after = [target] if target in reads else []
-            stmts += self.pop(after, renames)
+            stmts += self.pop(after, renames, (id(s), "after"))
             stmts += self.pop([v for v in reads if v != target or v in self.read_old(s)],
-                              renames)
+                              renames, (id(s), "before"))
 
         def val(name, old=True):
             """The value of ``name`` as the statement saw it (operand) or made it (result)."""

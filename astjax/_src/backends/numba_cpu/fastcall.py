@@ -17,6 +17,7 @@ from .boundary import to_numba
 from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
+_NUMPY_SCALARS = {np.dtype(code).type for code in "?bBhHiIlLqQefdFD"}  # np.float32(1.5), ...
 
 
 def key(args):
@@ -34,7 +35,7 @@ def key(args):
             shape = value.shape
             parts.append(("Array", value.dtype, a._weak,
                           tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
-        elif t in _SCALARS:
+        elif t in _SCALARS or t in _NUMPY_SCALARS:
             parts.append(t)
         else:
             return None

@@ -394,7 +394,7 @@ class Loop:
                 args.append(self.operand(v, promoted[0]))
             else:
                 args.append(self.operand(v))
-        text = scalar_op(name, args, out_dtype)
+        text = scalar_op(name, args, out_dtype, in_loop=self.rank > 0)
         if text is None:
             from .emitter import Unsupported
             raise Unsupported(f"{name} in a loop")

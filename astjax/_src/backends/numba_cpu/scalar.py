@@ -58,11 +58,13 @@ def needs_result_cast(name, dtype):
     return not (dtype in (np.float64, np.int64, np.complex128) and name in _INFIX)
 
 
-def scalar_op(name, args, out_dtype):
-    """Source of ``name`` applied to scalar source ``args`` (already in the operand dtype)."""
+def scalar_op(name, args, out_dtype, in_loop=True):
+    """Source of ``name`` applied to scalar source ``args`` (already in the operand dtype).
+    Outside loop nests (scalar code) libm beats mathlib, whose gain is vectorizing: a
+    1000-step scalar sin/cos loop ran in 56 us with mathlib, 36 us with libm."""
     real_float = np.dtype(out_dtype) in (np.float32, np.float64)
     if name in _MATHLIB and real_float:
-        return f"_ml.{name}({args[0]})"
+        return f"_ml.{name}({args[0]})" if in_loop else f"np.{name}({args[0]})"
     if name == "fma":
         if real_float:
             return f"_ml.fma({args[0]}, {args[1]}, {args[2]})"

@@ -80,6 +80,7 @@ def propagate_copies(fdef):
     rename_redefinitions(fdef)
     while _propagate_once(fdef):
         pass
+    _remove_unread_tapes(fdef)
     _shapes_from_operands(fdef)
 
 
@@ -104,6 +105,35 @@ def rename_redefinitions(fdef):
                         for load in load_nodes(stmts[k]):
                             if load.id == name:
                                 load.id = fresh
+
+
+def _remove_unread_tapes(fdef):
+    """A reverse-mode tape none of whose popped values is read (the backward rule did not
+    need them: ``x - y`` needs neither operand) goes, with its pushes and pops."""
+    tapes, pops, appends = set(), {}, {}
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.List) and not s.value.elts:
+            tapes.add(s.targets[0].id)
+        elif isinstance(s, gast.Assign) and anno.get(s.value, "list_pop"):
+            pops.setdefault(s.value.func.value.id, []).append(s)
+        elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
+            appends.setdefault(s.value.func.value.id, []).append(s)
+    loads = {}
+    for n in load_nodes(fdef):
+        loads[n.id] = loads.get(n.id, 0) + 1
+    dead = set()
+    for tape in tapes:
+        popped = [s.targets[0].id for s in pops.get(tape, ())]
+        uses = len(pops.get(tape, ())) + len(appends.get(tape, ()))
+        if loads.get(tape, 0) == uses and not any(loads.get(v) for v in popped):
+            dead.add(tape)
+    if dead:
+        gone = {id(s) for tape in dead for s in pops.get(tape, []) + appends.get(tape, [])}
+        _remove(fdef, lambda s: id(s) in gone or (
+            isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id in dead))
+        remove_dead_stores(fdef)
 
 
 def _shapes_from_operands(fdef):
