@@ -239,6 +239,8 @@ class NumbaEmitter(PythonEmitter):
         return lines + [_INDENT * depth + text for text in rebind]
 
     def statement(self, s, depth):
+        if isinstance(s, gast.For):
+            return self.reserve_tapes(s, depth) + super().statement(s, depth)
         tape = self.tape_statement(s)
         if tape is not None:
             first = self.line(tape[0], depth, s)
@@ -268,6 +270,26 @@ class NumbaEmitter(PythonEmitter):
             k = anno.get(s.value.slice, "type").value
             return f"np.{dtype.name}({loop.scalars[s.value.value.id]}[{k}])"
         return loop.expression(s.value)
+
+    def reserve_tapes(self, loop, depth):
+        """Room, before a ``for`` loop, for what its body pushes on each trip: the trip
+        count is known at loop entry, so the pushes never grow a tape."""
+        pushes = {}
+        for s in loop.body:
+            if isinstance(s, gast.Expr) and anno.get(s.value, "list_append") \
+                    and s.value.func.value.id in self.tapes:
+                tape = s.value.func.value.id
+                pushes[tape] = pushes.get(tape, 0) + 1
+        if not pushes:
+            return []
+        trips = f"len(range({', '.join(self.atom(a) for a in loop.iter.args)}))"
+        lines = []
+        for tape, k in pushes.items():
+            count = self.tapes[tape][1]
+            needed = f"{count} + {k} * {trips}" if k > 1 else f"{count} + {trips}"
+            lines += [f"if {needed} > {tape}.shape[0]:",
+                      _INDENT + f"{tape} = _rt.grow({tape}, {needed})"]
+        return [_INDENT * depth + line for line in lines]
 
     def tape_statement(self, s):
         """A list of scalars that is only appended to and popped (a reverse-mode tape) is an

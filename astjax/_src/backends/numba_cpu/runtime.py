@@ -40,9 +40,10 @@ def empty_reduction(name):
 
 
 @njit(**_OPTIONS)
-def grow(buf):
-    """A tape array twice as long, holding ``buf``'s contents."""
-    out = np.empty(2 * buf.shape[0], buf.dtype)
+def grow(buf, needed=0):
+    """A tape array at least twice as long (and ``needed`` long), holding ``buf``'s
+    contents."""
+    out = np.empty(max(2 * buf.shape[0], needed), buf.dtype)
     out[:buf.shape[0]] = buf
     return out
 
