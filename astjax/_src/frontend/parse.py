@@ -37,16 +37,20 @@ def located_error(cls, message, filename, lines, node):
     return cls(message, filename, lineno, col, line)
 
 
-_MODULE_CACHE = {}
+_MODULE_CACHE = {}  # file contents -> (tree, first line -> definitions starting there)
 
 
 def _parse_file(filename, lines):
     key = (filename, len(lines), hash(tuple(lines)))
-    tree = _MODULE_CACHE.get(key)
-    if tree is None:
+    entry = _MODULE_CACHE.get(key)
+    if entry is None:
         tree = gast.parse("".join(lines))
-        _MODULE_CACHE[key] = tree
-    return tree
+        starts = {}
+        for node in gast.walk(tree):
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+                starts.setdefault(_first_line(node), []).append(node)
+        entry = _MODULE_CACHE[key] = (tree, starts)
+    return entry
 
 
 def parse_function(fn):
@@ -63,10 +67,10 @@ def parse_function(fn):
             f"compiles functions from their source, so define it in a .py file or a notebook "
             f"cell rather than with exec() or at an interactive prompt without history")
     try:
-        tree = _parse_file(filename, lines)
+        _, starts = _parse_file(filename, lines)
     except SyntaxError as e:
         raise NoSourceError(f"cannot parse {filename}: {e}") from None
-    node = _find_definition(tree, code)
+    found = node = _find_definition(starts, code)
     if node is None:
         raise NoSourceError(f"cannot find the source of {fn.__qualname__} in {filename} "
                             f"(line {code.co_firstlineno}); was the file edited after import?")
@@ -76,7 +80,7 @@ def parse_function(fn):
         node = gast.FunctionDef(name=node.name, args=node.args, body=node.body,
                                 decorator_list=[], returns=None, type_comment=None,
                                 type_params=[])
-        gast.copy_location(node, _find_definition(tree, code))
+        gast.copy_location(node, found)
     freevars = {}
     if fn.__closure__:
         for name, cell in zip(code.co_freevars, fn.__closure__):
@@ -88,15 +92,17 @@ def parse_function(fn):
 
 
 def _first_line(node):
+    if isinstance(node, gast.Lambda):
+        return node.lineno
     if getattr(node, "decorator_list", None):
         return min(d.lineno for d in node.decorator_list)
     return node.lineno
 
 
-def _find_definition(tree, code):
+def _find_definition(starts, code):
     want_args = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     candidates = []
-    for node in gast.walk(tree):
+    for node in starts.get(code.co_firstlineno, ()):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             if _first_line(node) == code.co_firstlineno and node.name == code.co_name:
                 candidates.append(node)

@@ -266,19 +266,35 @@ def _prune_decided_branches(fdef):
 
 def remove_dead_stores(fdef):
     """Drop assignments of pure values (names, constants, tuples, reads, op results) nobody
-    reads, and those overwritten later in the same block before any read."""
+    reads, and those overwritten later in the same block before any read. Reads are
+    counted once; dropping a statement uncounts its reads, which may free others."""
     _remove_overwritten(fdef)
     _remove_static(fdef)
-    while True:
-        loads = {n.id for n in load_nodes(fdef)}
-        pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
-
-        def dead(s):  # ops are pure: an unread result (a cotangent nobody asked for) goes
-            return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
-                and s.targets[0].id not in loads and (
-                    isinstance(s.value, pure) or anno.get(s.value, "op") is not None)
-        if not _remove(fdef, dead):
-            return
+    pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
+    reads = {}
+    for n in load_nodes(fdef):
+        reads[n.id] = reads.get(n.id, 0) + 1
+    defs = {}  # ops are pure: an unread result (a cotangent nobody asked for) can go
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
+                isinstance(s.value, pure) or anno.get(s.value, "op") is not None):
+            defs.setdefault(s.targets[0].id, []).append(s)
+    unread = [name for name in defs if not reads.get(name)]
+    dead, uncounted = set(), set()
+    while unread:
+        for s in defs[unread.pop()]:
+            if id(s) in dead:
+                continue
+            dead.add(id(s))
+            for n in load_nodes(s):
+                if id(n) in uncounted:  # a node two statements share counts once
+                    continue
+                uncounted.add(id(n))
+                reads[n.id] -= 1
+                if reads[n.id] == 0 and n.id in defs:
+                    unread.append(n.id)
+    if dead:
+        _remove(fdef, lambda s: id(s) in dead)
 
 
 def _remove(fdef, predicate):
@@ -295,35 +311,35 @@ def _remove(fdef, predicate):
 
 
 def _remove_overwritten(fdef):
-    def loads(node):
-        return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, gast.Load)}
-
-    def overwritten(stmts, i):
-        name = stmts[i].targets[0].id
-        for later in stmts[i + 1:]:
-            if name in loads(later):
-                return False
-            if isinstance(later, gast.Assign) and isinstance(later.targets[0], gast.Name) \
-                    and later.targets[0].id == name:
-                return True
-            if not isinstance(later, (gast.Assign, gast.Expr)) and any(
-                    isinstance(n, gast.Name) and n.id == name for n in gast.walk(later)):
-                return False  # stored inside a branch or loop: not on every path
-        return False
-
+    """Drop pure assignments stored again later in their block before any read. One
+    backward scan per block: what happens next to each name (read, store, or something
+    inside a branch or loop, which is not on every path)."""
     pure = (gast.Name, gast.Constant, gast.Tuple, gast.Attribute)
     for n in list(gast.walk(fdef)):
         for field in ("body", "orelse"):
             stmts = getattr(n, field, None)
             if not (isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt)):
                 continue
-            kept = [s for i, s in enumerate(stmts)
-                    if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                            and isinstance(s.value, pure) and anno.get(s.value, "op") is None
-                            and overwritten(stmts, i))]
-            if len(kept) != len(stmts):
-                setattr(n, field, kept)
+            following, dead = {}, set()
+            for s in reversed(stmts):
+                named = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                if named and isinstance(s.value, pure) and anno.get(s.value, "op") is None \
+                        and following.get(s.targets[0].id) == "store":
+                    dead.add(id(s))
+                    continue
+                if isinstance(s, (gast.Assign, gast.Expr)):
+                    if named:
+                        following[s.targets[0].id] = "store"
+                    for m in load_nodes(s):
+                        following[m.id] = "load"
+                else:
+                    for m in gast.walk(s):
+                        if isinstance(m, gast.Name):
+                            following[m.id] = "other"
+                    for m in load_nodes(s):
+                        following[m.id] = "other"
+            if dead:
+                setattr(n, field, [s for s in stmts if id(s) not in dead])
 
 
 def _remove_static(fdef):
