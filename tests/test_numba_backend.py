@@ -337,3 +337,23 @@ def test_repeated_calls_take_the_fast_path_with_any_argument_kind(numba_backend)
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6)
         assert got.dtype == np.float32 and got.shape == np.shape(x)
     assert len(f.fast) >= 4
+
+
+def scale_tree(params, xs):
+    return {"y": params["w"] * xs[0] + params["b"], "z": xs[1] * 2.0}
+
+
+def test_containers_of_arrays_take_the_fast_path(numba_backend):
+    f = astjax.jit(scale_tree)
+    w, b = np.float32(3.0), np.arange(3, dtype=np.float32)
+    cases = [({"w": w, "b": b}, (b, b[:1])), ({"b": b, "w": 2.0}, [b, b]),
+             ({"w": w, "b": b}, (b.astype(np.float64), b))]
+    for params, xs in cases * 2:  # the second round runs from the fast path's table
+        got = f(params, xs)
+        want = scale_tree({k: np.float32(v) for k, v in params.items()},
+                          [np.asarray(x, np.float32) for x in xs])
+        assert set(got) == {"y", "z"}
+        for k in got:
+            np.testing.assert_allclose(np.asarray(got[k]), want[k], rtol=1e-6)
+            assert got[k].dtype == np.float32
+    assert len(f.fast) == len(cases)

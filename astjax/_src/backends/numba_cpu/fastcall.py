@@ -1,19 +1,20 @@
 """The hot path of a jitted call on small, plain arguments.
 
-A call whose arguments are all NumPy arrays, Arrays or Python scalars, with no
-keywords, defaults or static arguments, is keyed by what the compiled version
-depends on (types, dtypes, which dims are 1) without building abstract types,
-and runs the Numba entry directly. Anything else, or any call that could be
-queued (async dispatch, debug_nans, committed devices), takes the full path.
+A call whose arguments are NumPy arrays, Arrays or scalars, or dicts, tuples and
+lists of them, with no keywords, defaults or static arguments, is keyed by what
+the compiled version depends on (structure, dtypes, which dims are 1) without
+building abstract types, and runs the Numba entry directly. Anything else, or
+any call that could be queued (async dispatch, debug_nans, committed devices),
+takes the full path.
 """
 import numpy as np
 
-from ...ir.types import ArrayType
+from ...ir.types import ArrayType, SequenceType, TreeType
 from ...runtime import profiling
 from ...runtime.array import Array
 from ...runtime.devices import default_device
 from ...runtime.dispatch import flags, new_array
-from .boundary import to_numba
+from .boundary import to_numba, wrap_output
 from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
@@ -24,22 +25,50 @@ def key(args):
     """A hashable key for ``args`` or None when the fast path does not apply."""
     parts = []
     for a in args:
-        t = type(a)
-        if t is np.ndarray:
-            shape = a.shape  # which dims are 1; just the rank when none is (the usual case)
-            parts.append((a.dtype, tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
-        elif t is Array:
-            if a._device is not None or a._pending is not None:
-                return None
-            value = a._value
-            shape = value.shape
-            parts.append(("Array", value.dtype, a._weak,
-                          tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
-        elif t in _SCALARS or t in _NUMPY_SCALARS:
-            parts.append(t)
-        else:
+        part = _part(a)
+        if part is None:
             return None
+        parts.append(part)
     return tuple(parts)
+
+
+def _part(a):
+    t = type(a)
+    if t is np.ndarray:
+        shape = a.shape  # which dims are 1; just the rank when none is (the usual case)
+        return (a.dtype, tuple(d == 1 for d in shape) if 1 in shape else len(shape))
+    if t is Array:
+        if a._device is not None or a._pending is not None:
+            return None
+        value = a._value
+        shape = value.shape
+        return ("Array", value.dtype, a._weak,
+                tuple(d == 1 for d in shape) if 1 in shape else len(shape))
+    if t in _SCALARS or t in _NUMPY_SCALARS:
+        return t
+    if t is dict or t is tuple or t is list:
+        try:
+            items = [a[k] for k in sorted(a)] if t is dict else a
+        except TypeError:  # keys that do not sort
+            return None
+        leaves = tuple(_part(v) for v in items)
+        if None in leaves:
+            return None
+        return (t, tuple(sorted(a)) if t is dict else len(a), leaves)
+    return None
+
+
+def _nbytes(a):
+    t = type(a)
+    if t is np.ndarray:
+        return a.nbytes
+    if t is Array:
+        return a._value.nbytes
+    if t is dict:
+        return sum(_nbytes(v) for v in a.values())
+    if t is tuple or t is list:
+        return sum(_nbytes(v) for v in a)
+    return 0
 
 
 def allowed(args):
@@ -49,15 +78,8 @@ def allowed(args):
     q = default_device()._queue
     if q is not None and q.busy():
         return False
-    if flags.async_dispatch:
-        n = 0
-        for a in args:
-            if type(a) is np.ndarray:
-                n += a.nbytes
-            elif type(a) is Array:
-                n += a._value.nbytes
-        if n >= flags.async_min_bytes:
-            return False
+    if flags.async_dispatch and sum(_nbytes(a) for a in args) >= flags.async_min_bytes:
+        return False
     return True
 
 
@@ -66,9 +88,11 @@ class FastCall:
 
     def __init__(self, compiled, key):
         self.entry = compiled.entry
-        out = compiled.out_type
+        out = self.out_type = compiled.out_type
         self.single = isinstance(out, ArrayType)
-        self.out_types = (out,) if self.single else out.elts
+        self.flat = getattr(out, "kind", "") == "tuple" and all(
+            isinstance(e, ArrayType) for e in out.elts)
+        self.out_types = (out,) if self.single else out.elts if self.flat else None
         self.converters = [_converter(t, part) for t, part in zip(compiled.arg_types, key)]
 
     def __call__(self, args):
@@ -80,22 +104,30 @@ class FastCall:
             return None
         if self.single:
             return _wrap(out, self.out_types[0])
-        return tuple(_wrap(o, t) for o, t in zip(out, self.out_types))
+        if self.flat:
+            return tuple(_wrap(o, t) for o, t in zip(out, self.out_types))
+        return wrap_output(out, self.out_type)  # dicts, nested containers
 
 
 def applies(compiled):
-    out = compiled.out_type
-    if isinstance(out, ArrayType):
-        ok = True
-    else:
-        elts = getattr(out, "elts", None)
-        ok = elts is not None and getattr(out, "kind", "") == "tuple" and all(
-            isinstance(e, ArrayType) for e in elts)
-    return ok and all(isinstance(t, ArrayType) for t in compiled.arg_types)
+    return all(_plain(t) for t in compiled.arg_types)
+
+
+def _plain(t):
+    """Arrays and containers of arrays (no static parts the key does not cover)."""
+    if isinstance(t, ArrayType):
+        return True
+    if isinstance(t, SequenceType):
+        return all(_plain(e) for e in t.elts)
+    if isinstance(t, TreeType):
+        return t.node_type in (dict, tuple, list) and all(_plain(e) for e in t.children)
+    return False
 
 
 def _converter(t, part):
     """How an argument matching key ``part`` becomes the entry's input of type ``t``."""
+    if not isinstance(t, ArrayType):
+        return lambda a: to_numba(a, t)  # a container: converted leaf by leaf
     dtype = t.dtype
     if t.ndim == 0:
         scalar = dtype.type
