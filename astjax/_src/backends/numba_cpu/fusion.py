@@ -121,7 +121,8 @@ def _fusable_assign(s):
     return op if op is not None and (op.name in FUSABLE or op.name in REDUCTIONS) else None
 
 
-def plan(fdef):
+def _counts(fdef):
+    """How often each variable is read, and stored."""
     from .simplify import load_nodes
     load_count, store_count = {}, {}
     for n in load_nodes(fdef):
@@ -129,12 +130,23 @@ def plan(fdef):
     for n in gast.walk(fdef):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             store_count[n.id] = store_count.get(n.id, 0) + 1
-    result = Plan()
+    return load_count, store_count
+
+
+def _blocks(fdef):
+    """Every statement list (bodies and else branches), outermost first."""
     for node in gast.walk(fdef):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
-                _plan_block(stmts, load_count, store_count, result)
+                yield stmts
+
+
+def plan(fdef):
+    load_count, store_count = _counts(fdef)
+    result = Plan()
+    for stmts in _blocks(fdef):
+        _plan_block(stmts, load_count, store_count, result)
     return result
 
 
@@ -179,35 +191,25 @@ def group(fdef, result, exclude=()):
     """Fill ``result.groups``: runs of elementwise statements with one loop shape, connected
     by what they read (so their sizes agree at run time), become one loop nest each. The
     threefry hash, ~100 uint32 ops each read twice, is then one pass over memory."""
-    from .simplify import load_nodes
-    load_count, store_count = {}, {}
-    for n in load_nodes(fdef):
-        load_count[n.id] = load_count.get(n.id, 0) + 1
-    for n in gast.walk(fdef):
-        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-            store_count[n.id] = store_count.get(n.id, 0) + 1
-    counts = (load_count, store_count)
-    for node in gast.walk(fdef):
-        for field in ("body", "orelse"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
-                run, shape, hoisted, pairs = [], None, [], set()
-                for s in stmts:
-                    if s in result.inlined:
-                        continue  # emitted inside its consumer
-                    here = _loop_shape(s, exclude, pairs)
-                    if here is None and run and _hoistable(s, run, result):
-                        hoisted.append(s)  # a scalar between two loops: computed first
-                        continue
-                    if here is None or here != shape:
-                        _group_run(run, hoisted, result, counts)
-                        run, hoisted, pairs = [], [], set()
-                    if here is not None:
-                        run.append(s)
-                        if _is_frexp(s):
-                            pairs.add(s.targets[0].id)
-                    shape = here
+    counts = _counts(fdef)
+    for stmts in _blocks(fdef):
+        run, shape, hoisted, pairs = [], None, [], set()
+        for s in stmts:
+            if s in result.inlined:
+                continue  # emitted inside its consumer
+            here = _loop_shape(s, exclude, pairs)
+            if here is None and run and _hoistable(s, run, result):
+                hoisted.append(s)  # a scalar between two loops: computed first
+                continue
+            if here is None or here != shape:
                 _group_run(run, hoisted, result, counts)
+                run, hoisted, pairs = [], [], set()
+            if here is not None:
+                run.append(s)
+                if _is_frexp(s):
+                    pairs.add(s.targets[0].id)
+            shape = here
+        _group_run(run, hoisted, result, counts)
 
 
 def _reads(stmt, result):
