@@ -114,10 +114,11 @@ class ReverseMode:
             self.cts[key] = name
         return name
 
-    def tape(self, var, kind=None):
+    def tape(self, var, kind=None, s=None):
         """The tape of ``var``'s values; results taped after their statement ("after") get
-        their own, which the Numba backend drops when no rule reads them."""
-        key = (var, kind == "after")
+        their own, which the Numba backend drops when no rule reads them, and so do values
+        of another type (``v = a * 2.0; v = c * v`` changes rank: a tape is one list)."""
+        key = (var, kind == "after", _type_at(s, var, kind))
         if key not in self.tapes:
             self.tapes[key] = self.names.fresh(f"tape_{var}" + ("_out" if key[1] else ""))
         return self.tapes[key]
@@ -260,10 +261,10 @@ class ReverseMode:
                 reads = self.reads(s)
                 target = s.targets[0].id
                 out += self.push([v for v in reads if v != target or v in self.read_old(s)],
-                                 (id(s), "before"))
+                                 (id(s), "before"), s)
                 out.append(anno.clean_copy(s))
                 if target in reads:
-                    out += self.push([target], (id(s), "after"))
+                    out += self.push([target], (id(s), "after"), s)
             else:
                 out.append(anno.clean_copy(s))
         return out
@@ -277,18 +278,18 @@ class ReverseMode:
                 self.unsafe.add(name)
         return name
 
-    def push(self, variables, where=None):
+    def push(self, variables, where=None, stmt=None):
         """Tape ``variables`` (those later overwritten); ``where`` (statement id, "before" or
         "after") names a statement's reads: only the last read of a value pushes it."""
         stmts = []
         for v in variables:
             if v in self.unsafe and (where is None or where + (v,) in self.push_at):
-                tape = self.tape(v, where and where[1])
+                tape = self.tape(v, where and where[1], stmt)
                 stmts.append(gast.Expr(value=_call(gast.Attribute(
                     value=load(tape), attr="append", ctx=gast.Load()), [load(v)])))
         return stmts
 
-    def pop(self, variables, renames, where=None):
+    def pop(self, variables, renames, where=None, stmt=None):
         """Pop recorded values (reverse order) into fresh names; ``renames`` maps old->new.
         A value pushed at a later read (``push``) was popped already: reuse that name."""
         stmts = []
@@ -304,7 +305,8 @@ class ReverseMode:
             if key is not None:
                 self.popped[self.value_at[key]] = new
             stmts.append(assign(new, _call(gast.Attribute(
-                value=load(self.tape(v, where and where[1])), attr="pop", ctx=gast.Load()),
+                value=load(self.tape(v, where and where[1], stmt)), attr="pop",
+                ctx=gast.Load()),
                 [])))
         return stmts
 
@@ -462,9 +464,9 @@ class ReverseMode:
         if reads:
             # values pushed before the statement (operands) and after (its result)
             after = [target] if target in reads else []
-            stmts += self.pop(after, renames, (id(s), "after"))
+            stmts += self.pop(after, renames, (id(s), "after"), s)
             stmts += self.pop([v for v in reads if v != target or v in self.read_old(s)],
-                              renames, (id(s), "before"))
+                              renames, (id(s), "before"), s)
 
         def val(name, old=True):
             """The value of ``name`` as the statement saw it (operand) or made it (result)."""
@@ -658,6 +660,23 @@ class ReverseMode:
 
 _BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multiply",
                  "at_divide", "at_power", "unbroadcast", "cotangent_like"}
+
+
+def _type_at(s, var, kind):
+    """The type of ``var`` as statement ``s`` reads it ("before") or makes it ("after")."""
+    if s is None:
+        return None
+    t = None
+    if kind == "after":
+        t = anno.get(s.targets[0], "type")
+    else:
+        t = next((anno.get(n, "type") for n in gast.walk(s.value) if isinstance(n, gast.Name)
+                  and n.id == var and isinstance(n.ctx, gast.Load)), None)
+    try:
+        hash(t)
+    except TypeError:  # a static value that does not hash: its text tells types apart
+        return repr(t)
+    return t
 
 
 def _renamed(node, val):
