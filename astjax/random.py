@@ -17,7 +17,13 @@ instruction; most draws are still bit-identical), as do multivariate_normal (ano
 summation order) and float64 results (NumPy's log/exp there).
 
 Every function here is ``astjax.numpy`` code: it runs eagerly and compiles under
-``jit``; shapes and dtypes must then be static (``static_argnums``), as in JAX.
+``jit`` and ``vmap`` (``vmap`` over a batch of keys gives each key's own draws, bit for
+bit); shapes and dtypes must then be static (``static_argnums``), as in JAX. Compiled
+shapes are symbolic, so a parameter array computed at run time (a jit argument, an array
+made or captured in compiled code) cannot give the sample shape: pass ``shape=`` (for
+``categorical``, ``multivariate_normal``, ``dirichlet``, ``gamma``, ...); its own sizes
+(the number of categories, of dimensions, of elements to permute or choose from) may be
+known at run time only.
 
 Deliberate difference from JAX: ``uniform`` and ``randint`` raise ValueError when
 ``minval > maxval`` and both are known (JAX silently returns ``minval``).
@@ -26,6 +32,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 
+from ._src.ir.types import ArrayType as _ArrayType
 from ._src.random import checks as _c
 from ._src.random import samplers as _s
 from ._src.random import threefry as _tf
@@ -153,9 +160,12 @@ def randint(key, shape, minval, maxval, dtype=None):
 
 def _check_permutation(name, args):
     x = args["x"]
-    if _c.is_dynamic(x):
-        raise TypeError(f"{name}: x must be known when the code is generated (its size "
-                        f"decides the shuffle), got {x}")
+    if _c.is_dynamic(x):  # an array computed at run time: shuffled along its axis
+        if not isinstance(x, _ArrayType) or x.ndim == 0:
+            raise TypeError(f"{name}: x must be an array, or an int known when the code is "
+                            f"generated (it is the size of the shuffle), got {x}")
+        _c.normalize_axis(name, args["axis"], x.ndim)
+        return
     value = np.asarray(x._value if hasattr(x, "_value") else x)
     if value.ndim == 0 and value.dtype.kind not in "iu":
         raise TypeError("x must be an integer or at least 1-dimensional")
@@ -169,7 +179,8 @@ def permutation(key, x, axis=0, independent=False):
     arr = jnp.asarray(x)
     axis = _c.normalize_axis("permutation", axis, max(arr.ndim, 1))
     if arr.ndim == 0:
-        return _s.shuffle(key, jnp.arange(_c.as_int(x)), 0, _c.partitionable())
+        n = _c.as_int(x)
+        return _s.shuffle(key, jnp.arange(n), 0, (n,), _c.partitionable())
     return _s.permutation(key, arr, axis, independent, _c.partitionable())
 
 
@@ -180,7 +191,11 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     replacement, uniformly or with probabilities ``p``."""
     arr = jnp.asarray(a)
     shape = _c.canonical_shape("choice", shape)
-    n_inputs, axis = _c.choice_population(np.shape(a), axis, a)
+    if arr.ndim == 0:
+        n_inputs = _c.as_int(a)
+    else:  # (known at run time only for an array computed at run time)
+        axis = _c.normalize_axis("choice", axis, arr.ndim)
+        n_inputs = arr.shape[axis]
     mode = _c.gumbel_mode("choice", mode)
     if _c.size_of(shape) == 0:
         return jnp.zeros(shape, dtype=arr.dtype)
@@ -197,13 +212,11 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     trick; without replacement, Gumbel top-k)."""
     logits = jnp.asarray(logits)
     axis = _c.normalize_axis("categorical", axis, logits.ndim)
-    batch_shape = _c.delete_axis(np.shape(logits), axis)
     shape = _c.optional_shape("categorical", shape)
-    if shape is None:
-        shape = batch_shape
+    if shape is None:  # the batch shape: logits' shape without axis
+        shape = logits.shape[:axis] + logits.shape[axis + 1:]
     mode = _c.gumbel_mode("categorical", mode)
-    return _s.categorical(key, logits, axis, shape, batch_shape, replace, mode,
-                          _c.partitionable())
+    return _s.categorical(key, logits, axis, shape, replace, mode, _c.partitionable())
 
 
 @random_function("gumbel", static=("shape", "dtype", "mode"))
@@ -244,7 +257,7 @@ def logistic(key, shape=(), dtype=None):
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
     """Normal vectors with mean ``mean (..., n)`` and covariance ``cov (..., n, n)``; the
     factor of cov is its Cholesky factor (``method="svd"``/``"eigh"``: eagerly only)."""
-    mean, cov = _c.promote_inexact(mean, cov)
+    mean, cov = _s.promote_inexact(mean, cov)
     dtype = _c.float_dtype("multivariate_normal", _c.default_to(dtype, mean.dtype))
     shape = _c.optional_shape("multivariate_normal", shape)
     if shape is None:

@@ -164,3 +164,26 @@ def test_generated_module_is_a_file_in_the_cache(tmp_path, monkeypatch):
     assert stat.S_IMODE(os.stat(tmp_path / "src").st_mode) & 0o077 == 0
     module = sys.modules[f.cache[next(iter(f.cache))].entry.__module__]
     assert module.__file__ == str(files[0])
+
+
+def _scaler(w):
+    def scale(x):
+        return x * w
+    return scale
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_same_source_with_other_captured_values_and_lambdas_on_one_line(backend):
+    """Two closures print the same code over different arrays: each keeps its own. Two
+    lambdas on one line are told apart by column."""
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        first, second = astjax.jit(_scaler(np.float32([1, 2]))), \
+            astjax.jit(_scaler(np.float32([3, 4])))
+        add, double = astjax.jit(lambda x: x + 1), astjax.jit(lambda x: x * 2)
+        ones = np.ones(2, np.float32)
+        np.testing.assert_array_equal(np.asarray(first(ones)), [1, 2])
+        np.testing.assert_array_equal(np.asarray(second(ones)), [3, 4])
+        assert float(add(np.float32(3))) == 4.0 and float(double(np.float32(3))) == 6.0
+    finally:
+        astjax.config.update("astjax_jit_backend", "python")

@@ -39,12 +39,19 @@ def content_key(source, *extra):
 
 
 def load_module(source, stem, namespace=None):
-    """Write ``source`` to the cache (if not already there) and import it as a module."""
+    """Write ``source`` to the cache (if not already there) and import it as a module.
+
+    One source may run with different captured values (two closures over different
+    arrays print the same code): each set of values gets a module of its own."""
     key = content_key(source)
     name = f"{_PACKAGE}.{stem}_{key}"
-    module = sys.modules.get(name)
-    if module is not None:
-        return module
+    module, copies = sys.modules.get(name), 0
+    while module is not None:
+        if _same_values(module.__dict__, namespace or {}):
+            return module
+        copies += 1
+        name = f"{_PACKAGE}.{stem}_{key}_{copies}"
+        module = sys.modules.get(name)
     path = os.path.join(cache_dir(), f"{stem}_{key}.py")
     if not _same_file(path, source):
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
@@ -58,6 +65,30 @@ def load_module(source, stem, namespace=None):
     sys.modules[name] = module  # before exec: Numba's cache needs the module importable
     spec.loader.exec_module(module)
     return module
+
+
+def _same_values(module_dict, namespace):
+    for name, value in namespace.items():
+        old = module_dict.get(name, _MISSING)
+        if old is value:
+            continue
+        if isinstance(value, numpy.ndarray) or isinstance(old, numpy.ndarray):
+            if not (type(old) is type(value) and old.dtype == value.dtype
+                    and numpy.array_equal(old, value, equal_nan=True)):
+                return False
+        elif type(old) is not type(value) or not _equal(old, value):
+            return False
+    return True
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except Exception:  # objects whose == is not a truth value
+        return False
+
+
+_MISSING = object()
 
 
 def _same_file(path, source):

@@ -114,7 +114,8 @@ def _find_definition(starts, code):
     if len(candidates) > 1 and code.co_name == "<lambda>":
         # several lambdas on one line with the same arguments: match by position
         positions = list(code.co_positions())
-        col = next((p[2] for p in positions if p[2] is not None), None)
+        col = min((p[2] for p in positions if p[2]), default=None)  # the body's first
+        # column: the code's first position (RESUME) reports column 0
         by_col = [c for c in candidates if c.col_offset <= (col or 0)]
         candidates = by_col[-1:] or candidates[:1]
     return candidates[0] if candidates else None

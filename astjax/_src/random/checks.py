@@ -42,6 +42,38 @@ class static_helper:
         return f"<static helper {self.fn.__name__}>"
 
 
+class known_or_run_time:
+    """A function with two implementations: ``known`` (a plain function, typically calling
+    static helpers) when every argument is known when code is generated -- always the case
+    eagerly --, else ``run_time`` (``astjax.numpy`` code on values computed at run time).
+
+    Compiled code has symbolic shapes: the shape of an array computed at run time (a
+    parameter passed to jit, a constant captured by vmap'd code) is known only at run time,
+    so the random bits of a shape taken from it are counted at run time too."""
+
+    def __init__(self, known, run_time):
+        functools.update_wrapper(self, known)
+        self.known = known
+        self.run_time = run_time
+
+    def __call__(self, *args, **kwargs):
+        return self.known(*args, **kwargs)
+
+    def function_for(self, arg_types, program):
+        return self.known if all(_known(t) for t in arg_types) else self.run_time
+
+    def __repr__(self):
+        return f"<known-or-run-time function {self.known.__name__}>"
+
+
+def _known(t):
+    if isinstance(t, Static):
+        return True
+    if isinstance(t, SequenceType):
+        return all(_known(e) for e in t.elts)
+    return False
+
+
 # --- keys -------------------------------------------------------------------------------------
 
 _KEY_HELP = ("a PRNG key is a uint32 array of shape (2,), as made by "
@@ -318,14 +350,28 @@ def shuffle_rounds(size):
     return int(np.ceil(3 * np.log(max(1, size)) / np.log(uint32max)))
 
 
+def _shuffle_round_limits():
+    """The largest size JAX shuffles in at most r rounds, for r = 0, 1, 2 (its round count
+    grows with the size; sizes of 2**32 and more are not supported)."""
+    limits = []
+    for r in range(3):
+        lo, hi = 1, 2 ** 32 - 1  # shuffle_rounds(lo) <= r < shuffle_rounds(hi + 1)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if shuffle_rounds(mid) <= r:
+                lo = mid
+            else:
+                hi = mid - 1
+        limits.append(lo)
+    return np.array(limits, np.int32)
+
+
+SHUFFLE_ROUND_LIMITS = _shuffle_round_limits()
+
+
 @static_helper
 def trailing_axes(ndim, n):
     return tuple(range(ndim, ndim + n))
-
-
-@static_helper
-def at_least_1d(shape):
-    return tuple(shape) if len(shape) else (1,)
 
 
 @static_helper
@@ -364,13 +410,6 @@ def broadcast_shapes(name, *shapes):
 def delete_axis(shape, axis):
     shape = list(shape)
     del shape[axis]
-    return tuple(shape)
-
-
-@static_helper
-def insert_axis(shape, axis, size):
-    shape = list(shape)
-    shape.insert(axis, size)
     return tuple(shape)
 
 
@@ -568,6 +607,13 @@ def promote_inexact(*arrays):
 
 
 @static_helper
+def promote_inexact_dtypes(*dtype_list):
+    """promote_inexact's dtype for arrays known at run time only (taken as not weak)."""
+    dtype, weak = dtypes.promote_types(*[(d, False) for d in dtype_list])
+    return dtypes.to_inexact(dtype, weak)[0]
+
+
+@static_helper
 def gumbel_mode(name, mode):
     """None means "low" (JAX's default, use_high_dynamic_range_gumbel off)."""
     if mode is None:
@@ -580,59 +626,67 @@ def gumbel_mode(name, mode):
     return mode
 
 
-@static_helper
-def choice_population(a_shape, axis, a):
-    """(n_inputs, axis): the size of ``a`` along ``axis``, or ``a`` itself for a scalar."""
-    if len(a_shape) == 0:
-        return int(a), axis
-    axis = normalize_axis("choice", axis, len(a_shape))
-    return a_shape[axis], axis
-
-
 def check_choice(name, args):
     shape, a, p = args["shape"], args["a"], args["p"]
     if not is_dynamic(shape) and not isinstance(shape, (tuple, list)):
         raise TypeError(f"shape argument of astjax.random.choice must be a sequence, got "
                         f"{shape!r}")
-    if is_dynamic(a):
-        raise TypeError(f"{name}: a must be known when the code is generated (its size "
-                        f"decides the sampling), got {a}")
-    arr = _concrete(a)
-    if arr is None:
-        raise TypeError(f"{name}: a must be an int or an array, got {type(a).__name__}")
-    if arr.ndim == 0:
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"{name}: a must be an integer or an array, got {arr.dtype}")
-        n_inputs = int(arr)
+    if is_dynamic(a):  # an array computed at run time: its size is known then
+        if not isinstance(a, ArrayType) or a.ndim == 0:
+            raise TypeError(f"{name}: a must be an array, or an int known when the code is "
+                            f"generated (its size decides the sampling), got {a}")
+        normalize_axis(name, args["axis"], a.ndim)
+        n_inputs = None
     else:
-        axis = normalize_axis(name, args["axis"], arr.ndim)
-        n_inputs = arr.shape[axis]
+        arr = _concrete(a)
+        if arr is None:
+            raise TypeError(f"{name}: a must be an int or an array, got {type(a).__name__}")
+        if arr.ndim == 0:
+            if arr.dtype.kind not in "iu":
+                raise TypeError(f"{name}: a must be an integer or an array, got {arr.dtype}")
+            n_inputs = int(arr)
+        else:
+            axis = normalize_axis(name, args["axis"], arr.ndim)
+            n_inputs = arr.shape[axis]
     shape = canonical_shape(name, shape)
     n_draws = math.prod(shape)
     if n_draws == 0:
         return
-    if n_inputs <= 0:
+    if n_inputs is not None and n_inputs <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
-    if not args["replace"] and n_draws > n_inputs:
+    if n_inputs is not None and not args["replace"] and n_draws > n_inputs:
         raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
                          f"(size {n_inputs}) when 'replace=False'")
     if p is not None:
-        p_shape = p.ndim if isinstance(p, ArrayType) else np.shape(_concrete(p))
         if isinstance(p, ArrayType):
             if p.ndim != 1:
                 raise ValueError(f"p must be None or a 1D vector, got {p}")
-        elif p_shape != (n_inputs,):
-            raise ValueError(f"p must be None or a 1D vector with the same size as "
-                             f"a.shape[axis]. p has shape {p_shape} and a.shape[axis] is "
-                             f"{n_inputs}.")
+        else:
+            p_shape = np.shape(_concrete(p))
+            if p_shape != (n_inputs,) and (n_inputs is not None or len(p_shape) != 1):
+                raise ValueError(f"p must be None or a 1D vector with the same size as "
+                                 f"a.shape[axis]. p has shape {p_shape} and a.shape[axis] is "
+                                 f"{n_inputs if n_inputs is not None else 'known at run time'}.")
     gumbel_mode(name, args["mode"])
 
 
 def check_categorical(name, args):
     logits = args["logits"]
     if is_dynamic(logits):
-        raise TypeError(f"{name}: logits must be known when the code is generated (the "
-                        f"sample shape comes from its shape), got {logits}")
+        if args["shape"] is None:
+            raise TypeError(f"{name}: logits must be known when the code is generated (the "
+                            f"sample shape comes from its shape), got {logits}; for logits "
+                            f"computed at run time, pass shape= (a static tuple)")
+        if not isinstance(logits, ArrayType) or logits.ndim == 0:
+            raise ValueError(f"{name}: logits must be an array of rank >= 1, got {logits}")
+        normalize_axis(name, args["axis"], logits.ndim)
+        shape = canonical_shape(name, args["shape"])
+        if len(shape) < logits.ndim - 1:
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                             f"argument: logits {logits} without its category axis has rank "
+                             f"{logits.ndim - 1}, more than shape {shape}")
+        gumbel_mode(name, args["mode"])
+        return
     arr = _concrete(logits)
     if arr is None or arr.ndim == 0:
         raise ValueError(f"{name}: logits must be an array of rank >= 1")
@@ -652,13 +706,39 @@ def check_categorical(name, args):
     gumbel_mode(name, args["mode"])
 
 
+def _rank_of(value):
+    """The rank of an argument (known for arrays computed at run time too), or None."""
+    if isinstance(value, ArrayType):
+        return value.ndim
+    if is_dynamic(value):
+        return None
+    a = _concrete(value)
+    return None if a is None else a.ndim
+
+
 def check_multivariate_normal(name, args):
     if args["method"] not in ("svd", "eigh", "cholesky"):
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     mean, cov = args["mean"], args["cov"]
     if is_dynamic(mean) or is_dynamic(cov):
-        raise TypeError(f"{name}: mean and cov must be known when the code is generated "
-                        f"(the sample shape comes from their shapes)")
+        if args["shape"] is None:
+            raise TypeError(f"{name}: mean and cov must be known when the code is generated "
+                            f"(the sample shape comes from their shapes); for mean and cov "
+                            f"computed at run time, pass shape= (a static tuple)")
+        if args["method"] != "cholesky":
+            raise TypeError(f"{name}: method={args['method']!r} factors cov with NumPy, so "
+                            f"it needs mean and cov known when the code is generated; use "
+                            f"method='cholesky'")
+        m_ndim, c_ndim = _rank_of(mean), _rank_of(cov)
+        if m_ndim is None or m_ndim < 1:
+            raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got {mean}")
+        if c_ndim is None or c_ndim < 2:
+            raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got {cov}")
+        shape = canonical_shape(name, args["shape"])
+        if len(shape) < max(m_ndim - 1, c_ndim - 2):
+            raise ValueError(f"{name} parameter shapes must be broadcast-compatible with "
+                             f"shape argument {shape}: mean {mean}, cov {cov}")
+        return
     m, c = _concrete(mean), _concrete(cov)
     if m is None or m.ndim < 1:
         raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
@@ -680,8 +760,13 @@ def check_multivariate_normal(name, args):
 def check_dirichlet(name, args):
     alpha = args["alpha"]
     if is_dynamic(alpha):
-        raise TypeError(f"{name}: alpha must be known when the code is generated (the "
-                        f"sample shape comes from its shape), got {alpha}")
+        if args["shape"] is None:
+            raise TypeError(f"{name}: alpha must be known when the code is generated (the "
+                            f"sample shape comes from its shape), got {alpha}; for alpha "
+                            f"computed at run time, pass shape= (a static tuple)")
+        if _rank_of(alpha) is None or _rank_of(alpha) < 1:
+            raise ValueError(f"dirichlet requires alpha.ndim >= 1, got {alpha}")
+        return
     a = _concrete(alpha)
     if a is None or a.ndim < 1:
         raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "

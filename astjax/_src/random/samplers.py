@@ -1,7 +1,9 @@
 """The distributions, as JAX computes them (jax/_src/random/core.py), in ``astjax.numpy``.
 
 Arguments here are already checked and canonicalized by ``astjax.random``: shapes
-are tuples of ints, dtypes NumPy dtypes, ``partitionable`` a bool. Keys are uint32
+are tuples of ints, dtypes NumPy dtypes, ``partitionable`` a bool. In compiled code (jit,
+vmap) a shape taken from a parameter array computed at run time (``logits.shape``) has
+sizes known only at run time: ``threefry`` then counts its random bits at run time. Keys are uint32
 arrays ``B + (2,)``; the scalar draws inside the gamma sampler use a batch ``B`` of
 keys, everything else one key. Every function is compiled by ``jit`` as well as run
 eagerly, so no try/except, nested defs or value-dependent Python branches.
@@ -159,12 +161,27 @@ def take_along_axis(x, idx, axis):
     return jnp.moveaxis(out, -1, axis)
 
 
-def shuffle(key, x, axis, partitionable):
-    """Sort by random 32-bit keys, as many rounds as JAX takes for this size (stable)."""
-    rounds = _c.shuffle_rounds(x.size)
+def _shuffle_rounds_known(shape):
+    return _c.shuffle_rounds(_c.size_of(shape))
+
+
+def _shuffle_rounds_at_run_time(shape):
+    n = _tf.size(shape)
+    return jnp.sum((n > _c.SHUFFLE_ROUND_LIMITS).astype(jnp.int32))
+
+
+# JAX's number of rounds for ``shape``'s size: 0 to 3 (limits computed from its formula)
+shuffle_rounds = _c.known_or_run_time(_shuffle_rounds_known, _shuffle_rounds_at_run_time)
+
+
+def shuffle(key, x, axis, shape, partitionable):
+    """Sort by random 32-bit keys, as many rounds as JAX takes for this size (stable).
+    ``shape`` is ``x.shape``, passed as a constant where it is one (``x = arange(n)``), so
+    that compiled code knows the number of rounds and of random bits."""
+    rounds = shuffle_rounds(shape)
     for _ in range(rounds):
         key, subkey = _tf.split2(key, partitionable)
-        sort_keys = _tf.random_bits(subkey, 32, x.shape, partitionable)
+        sort_keys = _tf.random_bits(subkey, 32, shape, partitionable)
         x = take_along_axis(x, jnp.argsort(sort_keys, axis=axis), axis)
     return x
 
@@ -184,8 +201,9 @@ def top_k_indices(x, k):
 
 def permutation(key, x, axis, independent, partitionable):
     if independent or x.ndim == 1:
-        return shuffle(key, x, axis, partitionable)
-    ind = shuffle(key, jnp.arange(x.shape[axis]), 0, partitionable)
+        return shuffle(key, x, axis, x.shape, partitionable)
+    n = x.shape[axis]
+    ind = shuffle(key, jnp.arange(n), 0, (n,), partitionable)
     return take(x, ind, axis)
 
 
@@ -198,7 +216,7 @@ def choice(key, arr, n_inputs, shape, replace, p, axis, mode, partitionable):
                 return ind
             return take(arr, ind, axis)
         if arr.ndim == 0:
-            perm = shuffle(key, jnp.arange(n_inputs), 0, partitionable)
+            perm = shuffle(key, jnp.arange(n_inputs), 0, (n_inputs,), partitionable)
             return jnp.reshape(perm[:n_draws], shape)
         perm = permutation(key, arr, axis, False, partitionable)
         picked = jnp.moveaxis(jnp.moveaxis(perm, axis, 0)[:n_draws], 0, axis)
@@ -218,12 +236,17 @@ def choice(key, arr, n_inputs, shape, replace, p, axis, mode, partitionable):
     return take(arr, ind, axis)
 
 
-def categorical(key, logits, axis, shape, batch_shape, replace, mode, partitionable):
+def categorical(key, logits, axis, shape, replace, mode, partitionable):
+    """``shape``: the sample shape, ending in the shape of logits without ``axis`` (the batch
+    shape) or one that broadcasts to it."""
     ndim = logits.ndim
-    prefix = shape[:len(shape) - len(batch_shape)]
+    n_batch = ndim - 1
+    prefix = shape[:len(shape) - n_batch]
     if replace:
-        logits_shape = _c.insert_axis(shape[len(shape) - len(batch_shape):], axis,
-                                      logits.shape[axis])
+        batch = shape[len(shape) - n_batch:]
+        # the batch shape with the categories inserted at axis (their number may be known
+        # at run time only)
+        logits_shape = batch[:axis] + (logits.shape[axis],) + batch[axis:]
         g = gumbel(key, prefix + logits_shape, logits.dtype, mode, partitionable)
         shifted = g + jnp.expand_dims(logits, _c.leading_axes(len(prefix)))
         return jnp.argmax(shifted, axis=axis - ndim)
@@ -231,6 +254,21 @@ def categorical(key, logits, axis, shape, batch_shape, replace, mode, partitiona
     k = _c.size_of(prefix)
     indices = top_k_indices(jnp.moveaxis(perturbed, axis, -1), k)   # batch_shape + (k,)
     return jnp.reshape(jnp.moveaxis(indices, -1, 0), shape)
+
+
+def _promote_inexact_known(mean, cov):
+    return _c.promote_inexact(mean, cov)
+
+
+def _promote_inexact_at_run_time(mean, cov):
+    mean = jnp.asarray(mean)
+    cov = jnp.asarray(cov)
+    dtype = _c.promote_inexact_dtypes(mean.dtype, cov.dtype)
+    return mean.astype(dtype), cov.astype(dtype)
+
+
+# mean and cov of one common inexact dtype (JAX's promote_dtypes_inexact)
+promote_inexact = _c.known_or_run_time(_promote_inexact_known, _promote_inexact_at_run_time)
 
 
 def multivariate_normal(key, mean, cov, shape, dtype, method, partitionable):
@@ -311,7 +349,7 @@ def _gamma_batch(keys, alpha, log_space, partitionable):
 def gamma(key, a, shape, dtype, log_space, partitionable):
     """Gamma(a) samples of ``shape`` (``a`` broadcast to it), one key per element."""
     a = jnp.broadcast_to(jnp.asarray(a).astype(dtype), shape)
-    n = _c.size_of(shape)
+    n = _tf.size(shape)
     keys = _tf.split(key, (n,), partitionable)
     samples = _gamma_batch(keys, jnp.reshape(a, (n,)), log_space, partitionable)
     return jnp.reshape(samples, shape)

@@ -84,6 +84,31 @@ def threefry_2x32(keypair, count):
 _threefry = jit(threefry2x32)
 
 
+# --- sizes: known when code is generated, or counted at run time --------------------------------
+#
+# Eagerly every shape is a tuple of ints. In compiled code a shape is known when it is a
+# constant (the ``shape`` argument of a sampler); one taken from an array (``x.shape``) is
+# known only at run time, and so is its number of elements.
+
+def _size_known(shape):
+    return _c.size_of(shape)
+
+
+def _size_at_run_time(shape):
+    return jnp.broadcast_to(jnp.zeros((), dtype=jnp.bool_), shape).size
+
+
+size = _c.known_or_run_time(_size_known, _size_at_run_time)
+
+
+def _counter_count_known(shape):
+    return _c.counter_count(shape)
+
+
+# (more than 2**32 - 2 elements in a shape known at run time only: not checked)
+counter_count = _c.known_or_run_time(_counter_count_known, _size_at_run_time)
+
+
 def _key_words(key, n):
     """The two words of a batch of keys ``B + (2,)``, with ``n`` trailing axes added so
     they broadcast against counters of rank ``n``."""
@@ -100,7 +125,7 @@ def _hash_iota(key, m):
     """JAX's ``threefry_2x32(key, iota(m))``: the counters 0..m-1, padded to even length
     with a 0 and split in halves as the two input words; the output halves are
     concatenated and the padding dropped. Shape ``B + (m,)``."""
-    half = (_c.counter_count((m,)) + 1) // 2
+    half = (counter_count((m,)) + 1) // 2
     k1, k2 = _key_words(key, 1)
     x0 = jnp.arange(half, dtype=jnp.uint32)
     x1 = jnp.arange(half, 2 * half, dtype=jnp.uint32)
@@ -119,8 +144,10 @@ def _counters(shape):
     output hashes counter 0 as a 1-element array (NumPy warns on wrapping 0-d
     arithmetic, not on arrays); ``_scalar_out`` drops that axis. The high word has size-1
     dims: it broadcasts, so compiled code never stores a zero per element."""
-    n = _c.counter_count(shape)
-    full = _c.at_least_1d(shape)
+    n = counter_count(shape)
+    full = shape
+    if len(shape) == 0:
+        full = (1,)
     lo = jnp.arange(n, dtype=jnp.uint32)
     if len(full) > 1:
         lo = jnp.reshape(lo, full)
@@ -156,7 +183,7 @@ def split(key, shape, partitionable):
         k1, k2 = _key_words(key, max(len(shape), 1))
         b1, b2 = _threefry(k1, k2, hi, lo)
         return _scalar_out(jnp.stack([b1, b2], axis=-1), shape, 1)
-    n = _c.size_of(shape)
+    n = size(shape)
     bits = _hash_iota(key, 2 * n)
     return jnp.reshape(bits, key.shape[:-1] + shape + (2,))
 
@@ -189,8 +216,8 @@ def random_bits(key, bit_width, shape, partitionable):
         else:
             out = (b1 ^ b2).astype(_c.uint_of_width(bit_width))
         return _scalar_out(out, shape)
-    size = _c.size_of(shape)
-    max_count = (bit_width * size + 31) // 32
+    count = size(shape)
+    max_count = (bit_width * count + 31) // 32
     bits = _hash_iota(key, max_count)
     batch = key.shape[:-1]
     if bit_width == 64:
@@ -206,5 +233,5 @@ def random_bits(key, bit_width, shape, partitionable):
     mask = np.uint32(2 ** bit_width - 1)
     parts = jnp.right_shift(jnp.expand_dims(bits, -1), shifts) & mask
     flat = jnp.reshape(parts, batch + (max_count * per_word,))
-    flat = flat[..., :size].astype(_c.uint_of_width(bit_width))
+    flat = flat[..., :count].astype(_c.uint_of_width(bit_width))
     return jnp.reshape(flat, batch + shape)

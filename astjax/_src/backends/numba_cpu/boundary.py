@@ -72,10 +72,13 @@ def key_comment(namespace):
     h = hashlib.sha256()
     for name in sorted(namespace):
         value = namespace[name]
+        h.update(name.encode())
         if isinstance(value, (np.ndarray, np.generic)):
-            h.update(name.encode())
             h.update(str(value.dtype).encode())
+            h.update(str(np.shape(value)).encode())
             h.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, (bool, int, float, complex, str, type(None))):
+            h.update(repr(value).encode())
     import astjax
     from .. import mathlib
     from . import runtime
