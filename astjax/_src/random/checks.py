@@ -42,7 +42,7 @@ class static_helper:
         return f"<static helper {self.fn.__name__}>"
 
 
-class known_or_run_time:
+def known_or_run_time(known, run_time):
     """A function with two implementations: ``known`` (a plain function, typically calling
     static helpers) when every argument is known when code is generated -- always the case
     eagerly --, else ``run_time`` (``astjax.numpy`` code on values computed at run time).
@@ -50,20 +50,9 @@ class known_or_run_time:
     Compiled code has symbolic shapes: the shape of an array computed at run time (a
     parameter passed to jit, a constant captured by vmap'd code) is known only at run time,
     so the random bits of a shape taken from it are counted at run time too."""
-
-    def __init__(self, known, run_time):
-        functools.update_wrapper(self, known)
-        self.known = known
-        self.run_time = run_time
-
-    def __call__(self, *args, **kwargs):
-        return self.known(*args, **kwargs)
-
-    def function_for(self, arg_types, program):
-        return self.known if all(_known(t) for t in arg_types) else self.run_time
-
-    def __repr__(self):
-        return f"<known-or-run-time function {self.known.__name__}>"
+    from ..lax.common import LaxFunction  # eager on values, a chosen function when compiled
+    return LaxFunction(known, lambda *arg_types: known if all(_known(t) for t in arg_types)
+                       else run_time)
 
 
 def _known(t):
