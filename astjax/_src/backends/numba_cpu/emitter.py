@@ -225,13 +225,10 @@ class NumbaEmitter(PythonEmitter):
             [_INDENT * depth + text for text in header[1:]]
         stores, rebind = [], []
         for target, scalar, t in outputs:
-            out = target if target not in loop.leaves and target not in loop.shape_only \
-                else self.names.fresh(f"{target}_new")
-            lines.append(_INDENT * depth + f"{out} = np.empty({fusion.tuple_source(sizes)}, "
-                         f"np.{t.dtype.name})")
+            out, allocation, rebinding = loop.output(target, t.dtype, sizes)
+            lines.append(_INDENT * depth + allocation)
             stores.append(f"{out}[{', '.join(idx)}] = {scalar}")
-            if out != target:
-                rebind.append(f"{target} = {out}")
+            rebind += rebinding
         body = [(loop.substitute(text, texts, idx), s) for s, text in body]
         for item in loop_nest(self, sizes, idx, body + stores):
             lines.append((_INDENT * depth + item[0], item[1]) if isinstance(item, tuple)

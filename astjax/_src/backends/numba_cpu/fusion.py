@@ -15,6 +15,7 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import ArrayType, SequenceType, Static, as_array_type
 from ...ops.registry import REGISTRY
+from .parallel import loop_nest
 from .scalar import cast, scalar_op, typed_literal
 
 _UNLOWERED = set()
@@ -480,8 +481,15 @@ class Loop:
             lines.append(_INDENT * d + f"for {idx[d]} in range({sizes[d]}):")
         return lines + [_INDENT * self.rank + line for line in body]
 
+    def output(self, target, dtype, sizes):
+        """Where this loop writes ``target``'s values: a new array, under another name while
+        the loop still reads the old ``target``. Returns (name, allocation, rebinding)."""
+        out = target if target not in self.leaves and target not in self.shape_only \
+            else self.emitter.names.fresh(f"{target}_new")
+        allocation = f"{out} = np.empty({tuple_source(sizes)}, np.{np.dtype(dtype).name})"
+        return out, allocation, [f"{target} = {out}"] if out != target else []
+
     def elementwise(self, target, out_type, expr, donated=None):
-        from .parallel import loop_nest
         """``target = expr`` over the loop; into ``donated``'s buffer when that parameter
         is read here for the last time with the result's type (each element then reads
         only its own position before it is overwritten)."""
@@ -495,13 +503,10 @@ class Loop:
             lines.append(f"{target} = {donated}  # written in place: {donated} was donated")
             return lines + loop_nest(self.emitter, sizes, idx,
                                      [f"{target}[{', '.join(idx)}] = {expr}"])
-        out = target if target not in self.leaves and target not in self.shape_only \
-            else self.emitter.names.fresh(f"{target}_new")
-        lines.append(f"{out} = np.empty({tuple_source(sizes)}, np.{out_type.dtype.name})")
+        out, allocation, rebinding = self.output(target, out_type.dtype, sizes)
+        lines.append(allocation)
         lines += loop_nest(self.emitter, sizes, idx, [f"{out}[{', '.join(idx)}] = {expr}"])
-        if out != target:
-            lines.append(f"{target} = {out}")
-        return lines
+        return lines + rebinding
 
 
 _INDENT = "    "
