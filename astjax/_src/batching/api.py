@@ -441,12 +441,9 @@ def _out_text(r, t, out_axes, ops, names, lines, path=()):
         keys = t.keys if isinstance(t, TreeType) else range(len(kids))
         parts = [_out_text(r, c, out_axes, ops, names, lines, path + (key,))
                  for key, c in zip(keys, kids)]
-        if isinstance(t, SequenceType):
-            inner = ", ".join(parts)
-            return f"[{inner}]" if t.kind == "list" else \
-                f"({inner}{',' if len(parts) == 1 else ''})"
-        if t.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
+        text = bt_.container_text(t, keys, parts)
+        if text is not None:
+            return text
         raise NotImplementedError(f"vmap: outputs of type {t.node_type.__name__} with "
                                   f"out_axes other than 0")
     ax = out_axes.get(path)

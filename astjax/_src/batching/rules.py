@@ -29,7 +29,7 @@ from ..ops.indexing import _classify
 from ..ops.linalg import _tensordot_axes, _transpose_axes
 from ..ops.reductions import _axes
 from ..ops.shape import normalize_axes, normalize_axis, plain
-from .batched import any_, full, is_array_like, unwrap
+from .batched import any_, container_text, full, is_array_like, unwrap
 from .transform import NoRule, Unsafe, Val, literal
 
 RULES = {}
@@ -122,12 +122,9 @@ def select(bx, cond, a, b, t):
             pa = Val(bx.path_text(a.text, a.t, (key,)), _kid(a.t, k), _sub(a.b, k))
             pb = Val(bx.path_text(b.text, b.t, (key,)), _kid(b.t, k), _sub(b.b, k))
             parts.append(select(bx, cond, pa, pb, c))
-        if isinstance(t, SequenceType):
-            inner = ", ".join(parts)
-            return f"[{inner}]" if t.kind == "list" else \
-                f"({inner}{',' if len(parts) == 1 else ''})"
-        if t.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
+        text = container_text(t, keys, parts)
+        if text is not None:
+            return text
         raise Unsafe(f"a {t.node_type.__name__} assigned in a branch")
     if isinstance(t, Static):
         return bx.static_text(t.value)
