@@ -465,6 +465,30 @@ def test_debug_nans_for_calls(debug_nans, async_on):
     dispatch.check_nans((np.ones(2), jnp.ones(2), 3), "x.py:1")
 
 
+def _log_then_scale(x):
+    y = jnp.log(x)  # the NaN's origin
+    return y * 2.0
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_debug_nans_under_jit_names_the_operation_and_the_call(debug_nans, backend):
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        f = astjax.jit(_log_then_scale)
+        f(np.ones(2, np.float32))  # no NaN, and the Numba compile happens here
+        origin = _log_then_scale.__code__.co_firstlineno + 1
+        line = sys._getframe().f_lineno + 2
+        with pytest.raises(FloatingPointError) as info:
+            f(np.array([1.0, -1.0], np.float32))
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+    message = str(info.value)
+    assert message.startswith(f"{HERE}:{origin}: invalid value encountered in log")
+    assert "y = jnp.log(x)" in message
+    assert f"jit(_log_then_scale) (debug_nans is on), called at {HERE}:{line}" in message
+
+
 # --- jit on top of the runtime -----------------------------------------------------------------
 
 def _double_plus_one(x):
@@ -523,3 +547,76 @@ def test_jit_writes_its_result_into_a_donated_buffer():
             assert x.is_deleted()
     finally:
         astjax.config.update("astjax_jit_backend", before)
+
+
+@pytest.fixture
+def numba_jit():
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    yield
+    astjax.config.update("astjax_jit_backend", before)
+
+
+def _address(a):
+    return a._value.__array_interface__["data"][0]
+
+
+def _sgd(params, grads):
+    return {"w": params["w"] - 0.1 * grads["w"], "b": params["b"] - 0.1 * grads["b"]}
+
+
+def test_jit_reuses_the_buffers_of_a_donated_pytree(numba_jit):
+    f = astjax.jit(_sgd, donate_argnums=0)
+    grads = {"w": np.ones((3, 4), np.float32), "b": np.full(4, 2, np.float32)}
+    for _ in range(2):
+        params = {"w": astjax.device_put(np.arange(12, dtype=np.float32).reshape(3, 4)),
+                  "b": astjax.device_put(np.zeros(4, np.float32))}
+        addresses = {k: _address(v) for k, v in params.items()}
+        out = f(params, grads)
+        np.testing.assert_allclose(out["w"], np.arange(12).reshape(3, 4) - 0.1, rtol=1e-6)
+        np.testing.assert_allclose(out["b"], np.full(4, -0.2), rtol=1e-6)
+        assert {k: _address(v) for k, v in out.items()} == addresses
+        assert all(v.is_deleted() for v in params.values())
+
+
+def _reads_around_the_write(x):
+    tripled = x * 3.0  # read once, later: runs inside the loop of `both`
+    y = x + 1.0        # x's last reader by position, but not by run time
+    both = tripled + y
+    return y, both
+
+
+def _view_then_write(x):
+    tail = x[1:]  # a view of x: x's buffer must survive
+    return x + 1.0, tail
+
+
+def test_donation_never_overwrites_a_buffer_read_later(numba_jit):
+    base = np.arange(5, dtype=np.float32)
+    x = astjax.device_put(base.copy())
+    address = _address(x)
+    y, both = astjax.jit(_reads_around_the_write, donate_argnums=0)(x)
+    np.testing.assert_allclose(y, base + 1)
+    np.testing.assert_allclose(both, base * 3 + base + 1)
+    assert _address(both) == address  # the loop that reads x last writes into it
+    y, tail = astjax.jit(_view_then_write, donate_argnums=0)(astjax.device_put(base.copy()))
+    np.testing.assert_allclose(y, base + 1)
+    np.testing.assert_allclose(tail, base[1:])
+
+
+def _double_then_grow(x, v, k):
+    return x * 2.0, v[:k] + v  # v[:k] is f32[_]: size 1 only shows at run time
+
+
+def test_a_size_one_broadcast_after_a_donated_write_is_a_clear_error(numba_jit):
+    f = astjax.jit(_double_then_grow, donate_argnums=0)
+    v = np.arange(3, dtype=np.float32)
+    x = astjax.device_put(np.ones(4, np.float32))
+    address = _address(x)
+    y, z = f(x, v, 3)
+    assert _address(y) == address
+    np.testing.assert_allclose(z, v * 2)
+    with pytest.raises(ValueError, match=r"test_runtime.py:\d+: operands .* donate_argnums"):
+        f(astjax.device_put(np.ones(4, np.float32)), v, 1)
+    y, z = astjax.jit(_double_then_grow)(np.ones(4, np.float32), v, 1)  # no donation: broadcasts
+    np.testing.assert_allclose(z, v[:1] + v)

@@ -116,12 +116,33 @@ class Compiled:
             inputs = [boundary.to_numba(v, t) for v, t in zip(values, self.arg_types)
                       if not isinstance(t, Static)]
             if self.first_call:
-                return self._first_numba_call(values, inputs, device)
+                return self._first_numba_call(values, inputs, device, donate_argnums)
             return dispatch.execute(self._numba_or_python(values), inputs, self.out_type,
-                                    device=device, name=label, wrap=_wrap_either)
+                                    device=device, name=label, wrap=_wrap_either,
+                                    nan_origin=self._nan_origin(values, donate_argnums))
+        origin = self._nan_origin(values, donate_argnums)
         inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
         return dispatch.execute(self._call_python, inputs, self.out_type, device=device,
-                                name=label)
+                                name=label, nan_origin=origin)
+
+    def _nan_origin(self, values, donate_argnums):
+        """For ``debug_nans``: rerun the call on the python backend with NumPy raising at
+        the first invalid operation, whose user line the error then names (JAX reruns
+        de-optimized too). Not when arguments were donated: their buffers may be gone."""
+        if not config.debug_nans or donate_argnums:
+            return None
+
+        def origin():
+            twin = self if self.backend == "python" else self.python_twin()
+            try:
+                with np.errstate(invalid="raise"):
+                    twin._call_python(*dispatch.convert_inputs(values, self.arg_types))
+            except FloatingPointError as e:
+                return str(e) if getattr(e, "_astjax_located", False) else None
+            except Exception:
+                return None  # the rerun failed otherwise: name the call only
+            return None
+        return origin
 
     def _numba_or_python(self, values):
         """The Numba entry; where sizes differ at run time (a size-1 dim the types did not
@@ -151,7 +172,7 @@ class Compiled:
             locate_runtime_error(e)
             raise
 
-    def _first_numba_call(self, values, inputs, device):
+    def _first_numba_call(self, values, inputs, device, donate_argnums):
         """Numba compiles now, synchronously; a failure there is ours, not the user's."""
         import numba
         (device or default_device()).synchronize()
@@ -167,7 +188,7 @@ class Compiled:
             print(f"astjax: Numba compiled {self.name} in "
                   f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
         if config.debug_nans:
-            dispatch.check_nans(out, None, f"jit({self.name})")
+            dispatch.check_nans(out, None, f"jit({self.name})", self._nan_origin(values, donate_argnums))
         return _wrap_either((kind, out), self.out_type)
 
 

@@ -411,7 +411,7 @@ def donate_arguments(values, donate_argnums):
     return [tree_map(donate, v) if i in donate_argnums else v for i, v in enumerate(values)]
 
 
-def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):
+def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_origin=None):
     """Run one compiled call ``fn(*inputs)``; return its outputs as Arrays.
 
     fn:       the generated entry. It must do its own error location
@@ -425,6 +425,8 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):
     wrap:     ``wrap(raw_result, out_type) -> Arrays`` for backends whose raw results are
               laid out differently (Numba); it may run on the worker thread. Default:
               ``wrap_outputs`` (the python backend's layout).
+    nan_origin: with ``debug_nans``, a callable finding the operation that made a NaN
+              (``profiling.nan_error``); it may run on the worker thread.
 
     Runs inline, or, when async dispatch applies (see the module docstring), on the
     device's queue, returning pending Arrays at once. With ``debug_nans`` on, a NaN in
@@ -437,7 +439,7 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):
     if (busy or (flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes)) \
             and _plannable(out_type):
         site = profiling.capture_site(name) if _SITES[0] else None
-        return _submit(fn, inputs, out_type, target, device, site, name, wrap)
+        return _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin)
     if busy:  # cannot express the result as pending: keep the device's order anyway
         target.synchronize()
 
@@ -448,7 +450,7 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):
         profiling.record_event(f"execute {name or 'call'}", "execute", start,
                                profiling.now_ns() - start, {"device": str(target)})
     if flags.debug_nans:
-        profiling.check_nans(out, None, name or "a jitted call")
+        profiling.check_nans(out, None, name or "a jitted call", nan_origin)
     if wrap is None:
         result = wrap_outputs(out, out_type, device, None)
     else:
@@ -470,7 +472,7 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None):
     return result
 
 
-def _submit(fn, inputs, out_type, target, device, site, name, wrap):
+def _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin):
     where = None
     if flags.debug_nans:  # the user's line, now, while the caller's frame is live
         where = profiling.describe_frame(profiling.user_frame(2))
@@ -478,7 +480,7 @@ def _submit(fn, inputs, out_type, target, device, site, name, wrap):
     def work(*args):
         out = fn(*args)
         if where is not None and profiling.has_nan(out):
-            raise profiling.nan_error(where[0], name or "a jitted call", where[1])
+            raise profiling.nan_error(where[0], name or "a jitted call", where[1], nan_origin)
         wrapped = wrap_outputs(out, out_type) if wrap is None else wrap(out, out_type)
         return _array_leaves(wrapped, out_type, [])
 
@@ -490,9 +492,9 @@ def _submit(fn, inputs, out_type, target, device, site, name, wrap):
     return _pending_outputs(out_type, task, [0], device, site)
 
 
-def check_nans(outputs, where=None, what="a jitted call"):
+def check_nans(outputs, where=None, what="a jitted call", origin=None):
     """Raise ``FloatingPointError`` if ``outputs`` holds a NaN (see profiling.check_nans)."""
-    profiling.check_nans(outputs, where, what)
+    profiling.check_nans(outputs, where, what, origin)
 
 
 def synchronize_all():

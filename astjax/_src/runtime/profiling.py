@@ -273,25 +273,32 @@ def describe_frame(frame):
     return f"{filename}:{lineno}", linecache.getline(filename, lineno).strip()
 
 
-def nan_error(where, what, text=""):
+def nan_error(where, what, text="", origin=None):
+    """The error for a NaN out of ``what`` called at ``where``; ``origin`` (a callable
+    giving the first invalid operation's ``"file:line: ..."`` or None) leads when known."""
     message = f"{where}: invalid value (NaN) produced by {what} (debug_nans is on)"
     if text:
         message += f"\n    {text}"
+    found = origin() if origin is not None else None
+    if found:
+        message = (f"{found}\n  a NaN in the result of {what} (debug_nans is on), called at "
+                   f"{where}" + (f": {text}" if text else ""))
     return FloatingPointError(message)
 
 
-def check_nans(outputs, where, what="a jitted call"):
+def check_nans(outputs, where, what="a jitted call", origin=None):
     """Raise ``FloatingPointError`` if ``outputs`` (a pytree) holds a NaN.
 
     ``where`` is a ``"file:line"`` string, a frame, or None (the innermost user frame
-    of the caller); ``what`` names the computation (``"jit(f)"``).
+    of the caller); ``what`` names the computation (``"jit(f)"``); ``origin`` see
+    ``nan_error``.
     """
     if not has_nan(outputs):
         return
     text = ""
     if where is None or hasattr(where, "f_code"):
         where, text = describe_frame(where if where is not None else user_frame(1))
-    raise nan_error(where, what, text)
+    raise nan_error(where, what, text, origin)
 
 
 # --- memory profiles (pprof) ------------------------------------------------------------------

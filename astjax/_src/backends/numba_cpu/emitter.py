@@ -18,7 +18,7 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import ArrayType, SequenceType, Static, TreeType, as_array_type
 from ..python import PythonEmitter
-from . import fusion, simplify
+from . import donation, fusion, simplify
 from .parallel import loop_nest
 from .scalar import typed_literal
 
@@ -26,67 +26,12 @@ _INDENT = "    "
 _DEPS = ["import math", "import numpy as np", "import numba as _nb",
          "from astjax._src.backends import mathlib as _ml",
          "from astjax._src.backends.numba_cpu import runtime as _rt",
-         "from astjax._src.backends.numba_cpu.runtime import RuntimeBroadcast as _Broadcast"]
+         "from astjax._src.backends.numba_cpu.runtime import RuntimeBroadcast as _Broadcast",
+         "from astjax._src.backends.numba_cpu.runtime import BroadcastAfterDonation as "
+         "_BroadcastDonated"]
 # literals Numba can type; anything else that is static is never needed at run time
 _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice,
                    type(Ellipsis))
-
-
-def _reusable(fdef, donated, plan):
-    """Top-level statement -> the donated parameter whose buffer it may write its result
-    into: the statement is the parameter's last reader and the last before the return, the
-    parameter is never reassigned, and every other array the statement reads is a
-    parameter or freshly computed (never a view that could share the donated buffer).
-    ``Loop.elementwise`` checks the types."""
-    if not donated:
-        return {}
-    stores = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-              and isinstance(n.ctx, gast.Store)}
-    params = {a.id for a in fdef.args.args}
-    fresh_ops = fusion.FUSABLE | fusion.REDUCTIONS | {"dot", "matmul"}
-    defined_by = {}
-    for s in gast.walk(fdef):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            op = anno.get(s.value, "op")
-            defined_by.setdefault(s.targets[0].id, set()).add(op.name if op else None)
-
-    def safe(name, donor):
-        if name == donor or name in params:
-            return True
-        return bool(defined_by.get(name)) and defined_by[name] <= fresh_ops
-
-    out = {}
-    for p in donated:
-        if p in stores:
-            continue
-        readers = [i for i, s in enumerate(fdef.body)
-                   if any(isinstance(n, gast.Name) and n.id == p for n in gast.walk(s))]
-        if not readers:
-            continue
-        at = readers[-1]
-        last = fdef.body[at]
-        reads = set()
-        while True:
-            op = anno.get(getattr(last, "value", None), "op")
-            if not isinstance(last, gast.Assign) or op is None or op.name not in fusion.FUSABLE:
-                last = None
-                break
-            reads |= {n.id for n in gast.walk(last.value) if isinstance(n, gast.Name)}
-            if last not in plan.inlined:
-                break
-            # an inlined producer: its loop is its consumer's, further down this block
-            name = last.targets[0].id
-            at = next(i for i in range(at + 1, len(fdef.body))
-                      if any(isinstance(n, gast.Name) and n.id == name
-                             for n in gast.walk(fdef.body[i])))
-            last = fdef.body[at]
-        # only the statement just before the return: nothing after it can raise _Broadcast
-        # (whose rerun on the python backend needs the donated input intact)
-        final = at == len(fdef.body) - 2 and isinstance(fdef.body[-1], gast.Return)
-        if last is not None and final and all(safe(name, p) for name in reads - set(
-                s.targets[0].id for s in plan.inlined)):
-            out[id(last)] = p
-    return out
 
 
 def _consumers(fdef):
@@ -182,8 +127,9 @@ class NumbaEmitter(PythonEmitter):
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
         self.consumers = _consumers(spec.fdef)
-        self.reusable = _reusable(spec.fdef, self.donated if spec is self.entry_spec else (),
-                                  self.plan)
+        self.reusable = donation.reusable(
+            spec.fdef, self.donated if spec is self.entry_spec else (), self.plan)
+        self.broadcast_error = "_Broadcast"  # _BroadcastDonated once a donated buffer is written
         fusion.group(spec.fdef, self.plan, exclude={s for s in gast.walk(spec.fdef)
                                                     if id(s) in self.reusable})
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))

@@ -456,14 +456,19 @@ class Loop:
             lines.append(f"{size} = {found[0]}")
             for other in found[1:]:
                 lines.append(f"if {other} != {size}:")
-                lines.append(_INDENT + f"raise _Broadcast({self._mismatch()!r})")
+                lines.append(_INDENT + f"raise {self.emitter.broadcast_error}"
+                                       f"({self._mismatch()!r})")
             sizes.append(size)
         texts = {marker: (name, t) for name, (t, marker) in self.leaves.items()}
         return lines, sizes, texts
 
     def _mismatch(self):
         shapes = " and ".join(f"{t}" for t, _ in self.leaves.values())
-        return f"{self.where}: operands of shapes {shapes} differ in size"
+        text = f"{self.where}: operands of shapes {shapes} differ in size"
+        if self.emitter.broadcast_error == "_BroadcastDonated":
+            text += (" (if one has size 1, NumPy would broadcast it, but a donated argument "
+                     "was already overwritten: call without donate_argnums)")
+        return text
 
     def indices(self):
         return [self.emitter.names.fresh("i") for _ in range(self.rank)]
@@ -501,6 +506,7 @@ class Loop:
         leaf = self.leaves.get(donated)
         if leaf is not None and leaf[0].dtype == out_type.dtype and leaf[0].ones == out_type.ones:
             lines.append(f"{target} = {donated}  # written in place: {donated} was donated")
+            self.emitter.broadcast_error = "_BroadcastDonated"  # no python rerun from here
             return lines + loop_nest(self.emitter, sizes, idx,
                                      [f"{target}[{', '.join(idx)}] = {expr}"])
         out, allocation, rebinding = self.output(target, out_type.dtype, sizes)

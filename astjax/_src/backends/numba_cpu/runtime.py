@@ -15,6 +15,11 @@ class RuntimeBroadcast(ValueError):
     The caller reruns the call on the python backend, which does what NumPy does."""
 
 
+class BroadcastAfterDonation(ValueError):
+    """Sizes differ at run time after a donated argument's buffer was overwritten: the
+    call cannot rerun on the python backend, so the user sees this error."""
+
+
 @njit(**_OPTIONS)
 def bcast_to(x, shape):
     """``x`` itself when it already has ``shape``, else a broadcast copy (broadcast_to)."""
