@@ -205,3 +205,19 @@ def segmented_loop(x, n, k):
     for j in range(n // k):
         x = _segment_checkpointed(x, k)
     return jnp.sum(x)
+
+
+def appended_then_stacked(x):
+    rows = []
+    for i in range(3):
+        rows.append(jnp.sin(x) * (i + 1.0))
+    a = jnp.array(rows)              # (3, n)
+    b = jnp.stack(rows, axis=1)      # (n, 3): the list is read twice
+    return jnp.sum(a ** 2) + jnp.sum(b * jnp.arange(3.0))
+
+
+def scalar_accumulator(x, n):
+    acc = 0.0  # becomes an array on the first trip: the loop is peeled (ir/peel.py)
+    for i in range(n):
+        acc = acc + jnp.sin(x) * i
+    return jnp.sum(acc * acc)

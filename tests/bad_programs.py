@@ -59,3 +59,7 @@ def calls_numpy_random(x):
 def runtime_broadcast(x, y):
     z = x * 2.0
     return z + y  # MARK runtime
+
+
+def list_index(x):
+    return x[[0, -1]]  # MARK list-index

@@ -27,6 +27,7 @@ def mark_line(tag):
     (B.undefined_name, "undefined", TypeCheckError, "not defined"),
     (B.unknown_method, "method", TypeCheckError, "frobnicate"),
     (B.calls_numpy_random, "call", TypeCheckError, "rand"),
+    (B.list_index, "list-index", TypeCheckError, "x[jnp.array(idx)]"),
 ])
 def test_located_errors(fn, tag, cls, words):
     with pytest.raises(cls) as info:

@@ -40,6 +40,8 @@ def test_seed_examples():
     (P.numpy_style, (X,)),
     (P.recursive, (X, 3)),
     (P.nested_loops, (X, 4)),
+    (P.appended_then_stacked, (X,)),
+    (P.scalar_accumulator, (X, 3)),
 ])
 def test_vjp_against_finite_differences(fn, args, x64):
     check_grads(fn, args)

@@ -181,14 +181,16 @@ class Compiled:
             try:
                 kind, out = self._numba_or_python(values)(*inputs)
             except numba.core.errors.NumbaError as e:
-                self._fall_back(f"Numba: {str(e).splitlines()[0]}")
+                from .backends.numba_cpu.boundary import numba_failure
+                self._fall_back(numba_failure(e, self.entry))
                 return self.run(values)
         self.first_call = False
         if config.log_compiles:
             print(f"astjax: Numba compiled {self.name} in "
                   f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
         if config.debug_nans:
-            dispatch.check_nans(out, None, f"jit({self.name})", self._nan_origin(values, donate_argnums))
+            dispatch.check_nans(out, None, f"jit({self.name})",
+                                self._nan_origin(values, donate_argnums))
         return _wrap_either((kind, out), self.out_type)
 
 

@@ -1,12 +1,15 @@
 """What generated derivative code refers to as ``_ajx``: AD-only ops and their VJP rules."""
 import numpy as np
 
+import astjax.numpy as jnp
+
 from . import adops
 from .rules import vjp_rule
 
 s_ = np.s_
 unbroadcast = adops.unbroadcast
 cotangent_like = adops.cotangent_like
+moveaxis = jnp.moveaxis  # the stacked-list adjoint (reverse.py)
 
 
 @vjp_rule("unbroadcast")
@@ -17,3 +20,4 @@ def unbroadcast_vjp(z, g, like, ct):
 @vjp_rule("cotangent_like")
 def cotangent_like_vjp(z, d, like, ct):
     return unbroadcast(ct, d), None
+

@@ -180,10 +180,13 @@ def vjp(fun, *primals, has_aux=False):
 
 def _zeros_like_expr(t, expr):
     """Source text for a zero cotangent shaped like ``expr`` of type ``t``."""
-    from ..ir.types import SequenceType
+    from ..ir.types import SequenceType, TreeType
     if isinstance(t, SequenceType):
         parts = [_zeros_like_expr(e, f"{expr}[{k}]") for k, e in enumerate(t.elts)]
         return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if isinstance(t, TreeType) and t.node_type is dict:
+        return "{" + ", ".join(f"{k!r}: {_zeros_like_expr(c, f'{expr}[{k!r}]')}"
+                               for k, c in zip(t.keys, t.children)) + "}"
     if isinstance(t, ArrayType) and t.dtype.kind in "fc":
         return f"_ajx.cotangent_like(0.0, {expr})"
     return "None"
@@ -256,61 +259,6 @@ def jvp(fun, primals, tangents):
     types_ = tuple(type_of_value(v) for v in values)
     compiled = Compiled(_JvpTarget(Transformed(fun)), types_)
     return compiled.run(values)
-
-
-class _Jacobian(Jitted):
-    """``jacrev`` / ``jacfwd`` of ``fun`` with respect to one argument."""
-
-    def __init__(self, fun, argnums, mode):
-        super().__init__(fun)
-        if not isinstance(argnums, int):
-            raise NotImplementedError(f"{mode}: argnums must be one int for now")
-        self.argnums, self.mode = argnums, mode
-
-    def function_for(self, arg_types, program):
-        from ..frontend.synthetic import from_source
-        from . import adlib, jacobian_lib
-        spec = _inner_spec(self, arg_types, program)
-        n = len(arg_types)
-        k = _argnums_tuple(self.argnums, n, self.mode)[0]
-        x_type, out_type = arg_types[k], _dynamic(spec.return_type)
-        for what, t in (("input", x_type), ("output", out_type)):
-            if not isinstance(_dynamic(t), ArrayType) or _dynamic(t).dtype.kind not in "fc":
-                raise TypeError(f"{self.mode} needs a floating-point array {what}, got {t}")
-        args = ", ".join(f"args[{i}]" for i in range(n))
-        xs = ", ".join(f"x{i}" for i in range(n))
-        tup = "(" + xs + ("," if n == 1 else "") + ")"
-        if self.mode == "jacrev":
-            step = from_source("pull", f"def pull(args, e):\n    return _vjp({args}, e)[1][{k}]\n",
-                               {"_vjp": vjp_function(spec)}, spec.parsed)
-            loop = jacobian_lib.jacrev_rows
-        else:
-            tangents = ", ".join("v" if i == k else _zeros_like_expr(t, f"args[{i}]")
-                                 for i, t in enumerate(arg_types))
-            step = from_source("push", f"def push(args, v):\n"
-                                       f"    return _jvp({args}, {tangents})[1]\n",
-                               {"_jvp": jvp_function(spec, program), "_ajx": adlib},
-                               spec.parsed)
-            loop = jacobian_lib.jacfwd_columns
-        source = (f"def {spec.name}_{self.mode}({xs}):\n"
-                  f"    return _loop(_step, {tup}, x{k}, _f({xs}))\n")
-        namespace = {"_loop": loop, "_step": step, "_f": spec.fn}
-        return from_source(f"{spec.name}_{self.mode}", source, namespace, spec.parsed)
-
-
-def jacrev(fun, argnums=0):
-    """The Jacobian of ``fun`` by reverse mode (one sweep per output element)."""
-    return _Jacobian(fun, argnums, "jacrev")
-
-
-def jacfwd(fun, argnums=0):
-    """The Jacobian of ``fun`` by forward mode (one jvp per input element)."""
-    return _Jacobian(fun, argnums, "jacfwd")
-
-
-def hessian(fun, argnums=0):
-    """``jacfwd(jacrev(fun))``, as in JAX."""
-    return jacfwd(jacrev(fun, argnums), argnums)
 
 
 def linearize(fun, *primals):

@@ -1,27 +1,28 @@
 """Jacobians as ordinary jnp loops over basis vectors, compiled like user code.
 
-``pull(args, e)`` / ``push(args, v)`` are generated functions (passed as static
-arguments): the cotangent of argument k for output cotangent ``e``, and the
-tangent of the output for a tangent ``v`` of argument k.
+The loops see flat vectors: the output leaves raveled one after another (``n`` elements of
+dtype ``y_dtype``), likewise the differentiated input leaves (``m``, ``x_dtype``); the
+caller splits the flat n x m Jacobian into the tree of blocks. ``y`` and ``x`` are those
+layouts, a ``(start, stop, shape)`` per leaf. ``pull(args, y, x, e)`` / ``push(args, y, x,
+v)`` are generated functions (passed as static arguments): the flat input cotangent for the
+flat output cotangent ``e``, and the flat output tangent for the flat input tangent ``v``.
 """
 import astjax.numpy as jnp
 
 
-def jacrev_rows(pull, args, x, out):
-    """d out / d x, one reverse sweep per output element."""
-    n = out.size
-    rows = jnp.zeros((n, x.size), x.dtype)
+def jacrev_rows(pull, args, y, x, n, m, y_dtype, x_dtype):
+    """d y / d x, one reverse sweep per output element."""
+    rows = jnp.zeros((n, m), x_dtype)
     for i in range(n):
-        e = jnp.zeros(n, out.dtype).at[i].set(1.0).reshape(out.shape)
-        rows = rows.at[i].set(jnp.ravel(pull(args, e)))
-    return rows.reshape(out.shape + x.shape)
+        e = jnp.zeros(n, y_dtype).at[i].set(1.0)
+        rows = rows.at[i].set(pull(args, y, x, e))
+    return rows
 
 
-def jacfwd_columns(push, args, x, out):
-    """d out / d x, one forward (jvp) evaluation per input element."""
-    m = x.size
-    cols = jnp.zeros((m, out.size), out.dtype)
+def jacfwd_columns(push, args, y, x, n, m, y_dtype, x_dtype):
+    """d y / d x, one forward (jvp) evaluation per input element."""
+    cols = jnp.zeros((m, n), y_dtype)
     for j in range(m):
-        v = jnp.zeros(m, x.dtype).at[j].set(1.0).reshape(x.shape)
-        cols = cols.at[j].set(jnp.ravel(push(args, v)))
-    return jnp.transpose(cols).reshape(out.shape + x.shape)
+        v = jnp.zeros(m, x_dtype).at[j].set(1.0)
+        cols = cols.at[j].set(push(args, y, x, v))
+    return jnp.transpose(cols)

@@ -24,7 +24,7 @@ from ..errors import TypeCheckError
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ArrayType, SequenceType, Static, TreeType
+from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
 from . import adlib
 from .analysis import float_leaves, liveness, overwritten, static_key
 
@@ -91,6 +91,7 @@ class ReverseMode:
         self.tapes = {}
         self.cts = {}
         self.list_cts = set()  # cotangent variables that are lists (see list_ct)
+        self.loop_depth = 0  # of the backward sweep being written
         self.loop_depth = 0    # while writing the forward sweep
         # each value is taped once: (statement id, "before"/"after", var) -> the value it
         # reads; the reads that push it (the last of each value in its block); what the
@@ -382,10 +383,12 @@ class ReverseMode:
                 trips = self.trips_name(s)
                 out += self.pop([trips], renames)
                 count = load(renames[trips][0]) if trips in renames else load(trips)
+                self.loop_depth += 1
+                body = self.backward(s.body)
+                self.loop_depth -= 1
                 loop = gast.For(target=store(self.names.fresh("_")),
                                 iter=_call(load("range"), [count]),
-                                body=self.backward(s.body) or [gast.Pass()], orelse=[],
-                                type_comment=None)
+                                body=body or [gast.Pass()], orelse=[], type_comment=None)
                 out.append(loop)
             elif isinstance(s, gast.Assign):
                 out += [_locate(n, s) for n in self.adjoint(s)]
@@ -429,6 +432,49 @@ class ReverseMode:
                                                         attr="pop", ctx=gast.Load()), [])))
             if isinstance(item, gast.Name) and item.id in self.locals() and path in item_paths:
                 self._add(item.id, path, load(c), stmts, False)
+        return stmts
+
+    def stacked_list(self, value, op):
+        """The list ``xs`` of ``jnp.array(xs)`` / ``jnp.stack(xs)`` when it was built by
+        ``append`` (a ``list[...]``) with floating-point elements, else None."""
+        if op is None or op.name not in ("array", "asarray", "stack"):
+            return None
+        operand = anno.get(value, "operand_nodes").get(op.operands[0])
+        if not (isinstance(operand, gast.Name) and operand.id in self.locals()):
+            return None
+        t = anno.get(operand, "type")
+        if isinstance(t, ListType) and any(True for _ in float_leaves(t.elt)):
+            return operand.id
+        return None
+
+    def stacked_list_adjoint(self, s, lst, target, t, val):
+        """The rows of the result's cotangent go onto the list's cotangent list (entry k
+        for element k; each append's adjoint pops its entry from the end), added to what
+        a later read of the list put there. Written with appends and pops, which the
+        transform differentiates again."""
+        stmts = []
+        g = self.container_seed(target, t, stmts, val(target, old=False))
+        resolved = anno.get(s.value, "resolved_params") or {}
+        axis = anno.get(s.value, "param_nodes").get("axis")
+        axis = literal_node(resolved["axis"]) if "axis" in resolved else \
+            const(0) if axis is None else _renamed(axis, val)
+        rows, k, earlier = (self.names.fresh(n) for n in ("rows", "k", "earlier"))
+        empty = self.loop_depth == 0 and self.ct(lst) not in self.list_cts  # nothing read it
+        ct = self.list_ct(lst)
+        stmts.append(assign(rows, _call(_ajx("moveaxis"), [g, axis, const(0)])))
+        if empty:  # (else the sum below would pop from an empty list: untyped code)
+            return stmts + _statements(f"for {k} in range({rows}.shape[0]):\n"
+                                       f"    {ct}.append({rows}[{k}])\n")
+        stmts += _statements(
+            f"if len({ct}) == 0:\n"
+            f"    for {k} in range({rows}.shape[0]):\n"
+            f"        {ct}.append({rows}[{k}])\n"
+            f"else:\n"
+            f"    {earlier} = []\n"
+            f"    for {k} in range({rows}.shape[0]):\n"
+            f"        {earlier}.append({ct}.pop())\n"
+            f"    for {k} in range({rows}.shape[0]):\n"
+            f"        {ct}.append({rows}[{k}] + {earlier}.pop())\n")
         return stmts
 
     def pop_adjoint(self, s, target, t):
@@ -479,6 +525,9 @@ class ReverseMode:
 
         op = anno.get(value, "op")
         callee = anno.get(value, "callee")
+        stacked = self.stacked_list(value, op)
+        if stacked is not None:
+            return stmts + self.stacked_list_adjoint(s, stacked, target, t, val)
         if (op is not None or callee is not None) and not self.has_float_input(value):
             return stmts  # computed from constants and integers only: no cotangent flows
         if op is not None:
@@ -691,6 +740,17 @@ def _renamed(node, val):
                 setattr(n, field, [val(c.id) if isinstance(c, gast.Name) and
                                    isinstance(c.ctx, gast.Load) else c for c in child])
     return node
+
+
+def _statements(source):
+    """Statements parsed from generated text, without locations (``_locate`` gives them
+    the user's)."""
+    body = gast.parse(source).body
+    for n in (n for s in body for n in gast.walk(s)):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(n, attr):
+                delattr(n, attr)
+    return body
 
 
 def _locate(node, like):

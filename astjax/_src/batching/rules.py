@@ -446,9 +446,13 @@ def concatenate(bx, op, vals, params, t):
 @rule("stack")
 def stack(bx, op, vals, params, t):
     _no_batched_params(params, op)
-    elts = _batched_elements(bx, vals["arrays"])
     axis = plain(params["axis"].value) if "axis" in params else 0
     p = _params(params)
+    arrays = vals["arrays"]
+    if isinstance(arrays, Val):  # a list built by append: each element batched on axis 0
+        p["axis"] = _lit(_shift(axis, unwrap(arrays.t).elt.ndim + 1))
+        return bx.call(op.name, {"arrays": arrays.text}, p), True
+    elts = _batched_elements(bx, arrays)
     p["axis"] = _lit(_shift(axis, elts[0].ndim + 1))
     return bx.call(op.name, {"arrays": _tuple([v.text for v in elts])}, p), True
 

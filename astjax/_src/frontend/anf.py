@@ -13,7 +13,7 @@ the loop and again at the end of its body.
 """
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import TypeCheckError, UnsupportedSyntaxError
 from .naming import assign, const, copy_loc, load, store
 
 _AT_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",
@@ -273,6 +273,10 @@ class ANF:
         if isinstance(idx, gast.Tuple):
             return gast.Tuple(elts=[self.index(x, pre, where) for x in idx.elts],
                               ctx=gast.Load())
+        if isinstance(idx, gast.List):  # as eager indexing (and JAX) says
+            raise self.parsed.error(idx, "a list as the index is not supported (as in JAX); "
+                                    "use x[jnp.array(idx)] for an index array, or "
+                                    "x[tuple(idx)] to index several axes", TypeCheckError)
         return a(idx)
 
     def short_circuit(self, e, pre, where):

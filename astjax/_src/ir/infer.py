@@ -646,8 +646,8 @@ class FunctionTyper:
 CLOSURE_CALL = "_astjax_closure_call"
 # grad, jit, vmap, ... build their transform when the code is generated: a closure's
 # captured values exist only at run time
-_TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.custom",
-                      "astjax._src.batching.api")
+_TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.jacobian",
+                      "astjax._src.ad.custom", "astjax._src.batching.api")
 
 
 def closure_function(t):

@@ -14,7 +14,7 @@ from ..errors import TypeCheckError, UserCodeError
 from ..frontend.naming import assign, load
 from ..frontend.pipeline import to_anf
 from ..ops.registry import REGISTRY, operand_casts
-from . import anno
+from . import anno, peel
 from .infer import FunctionTyper
 from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_numeric
 
@@ -56,6 +56,20 @@ class Program:
         if len(arg_types) != n_params:
             raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
         spec.typing = True
+        for _ in range(3):  # each pass peels the loops whose carried variables widen
+            self._type(spec, anf, arg_types)
+            peeled = peel.peel(anf, peel.widening_loops(spec.fdef))
+            if peeled is None:
+                break
+            anf = peeled
+        spec.typing = False
+        if spec.return_type is UNKNOWN:
+            raise spec.parsed.error(spec.parsed.node, f"{fn.__name__} never returns a value "
+                                    f"(infinite recursion?)", TypeCheckError)
+        make_casts_explicit(spec)
+        return spec
+
+    def _type(self, spec, anf, arg_types):
         for _ in range(10):  # recursion: retype until the return type settles
             spec.fdef = _fresh(anf)
             previous = spec.return_type
@@ -63,12 +77,6 @@ class Program:
                                              self).run()
             if spec.return_type == previous:
                 break
-        spec.typing = False
-        if spec.return_type is UNKNOWN:
-            raise spec.parsed.error(spec.parsed.node, f"{fn.__name__} never returns a value "
-                                    f"(infinite recursion?)", TypeCheckError)
-        make_casts_explicit(spec)
-        return spec
 
     def _function_name(self, fn):
         base = fn.__name__ if fn.__name__.isidentifier() else "_lambda"

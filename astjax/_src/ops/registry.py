@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, SequenceType, as_array_type, broadcast_ones, is_numeric
+from ..ir.types import ArrayType, ListType, SequenceType, as_array_type, broadcast_ones, is_numeric
 
 REGISTRY = {}        # name -> Op
 NAMESPACE = {}       # public jnp name -> Op (the op's own name plus register_name extras)
@@ -106,6 +106,8 @@ class Op:
             t = operand_types.get(name)
             if t is None:
                 continue
+            if isinstance(t, ListType):  # built by append: one element type
+                t = t.elt
             for leaf in (t.elts if isinstance(t, SequenceType) else (t,)):
                 if not is_numeric(leaf):
                     raise ShapeError(f"{self.name}(): argument {name} must be an array, got {leaf}")
@@ -225,7 +227,7 @@ def operand_casts(op, operand_types, runtime_scalar):
     literals, has_dynamic = [], False
     for name in op.promote:
         t = operand_types.get(name)
-        if t is None or isinstance(t, SequenceType):
+        if t is None or isinstance(t, (SequenceType, ListType)):
             continue
         if runtime_scalar(name):
             literals.append(name)

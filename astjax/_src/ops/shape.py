@@ -10,7 +10,8 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, SequenceType, Static, as_array_type, broadcast_ones
+from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, as_array_type,
+                        broadcast_ones)
 from .registry import Op, register_method, register_name
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -346,6 +347,17 @@ def _stack(arrays, axis=0, dtype=None):
 
 
 def _stack_rule(arrays, axis=0, dtype=None):
+    if isinstance(arrays, ListType):  # built by append: one element type, length unknown
+        if arrays.elt is UNKNOWN:
+            raise ShapeError("stack(): need at least one array (nothing is appended to "
+                             "this list)")
+        elt = as_array_type(arrays.elt)
+        axis = normalize_axis(axis, elt.ndim + 1, "stack")
+        ones = list(elt.ones)
+        ones.insert(axis, False)
+        if dtype is not None:
+            return ArrayType(dtypes.canonicalize_dtype(dtype), tuple(ones), False)
+        return ArrayType(elt.dtype, tuple(ones), elt.weak)
     types = sequence_elts(arrays, "stack")
     out_dtype, weak = _join_dtype(stack, arrays, dtype)
     ndim = types[0].ndim

@@ -6,6 +6,8 @@ not passed at all. Arrays go in C-contiguous, so one compiled version serves
 every layout the user passes.
 """
 import hashlib
+import os
+import re
 import sys
 import threading
 
@@ -104,3 +106,24 @@ def one_parallel_call_at_a_time(entry):
             return entry(*inputs)
     call.__wrapped__ = entry
     return call
+
+
+def numba_failure(error, entry):
+    """A one-line reason for a Numba compile failure (which means generated code it cannot
+    type, our bug, not the user's): Numba's own first line, and the user's file:line that
+    the failing generated line came from."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    body = [line for line in lines if not line.startswith("Failed in")] or lines or ["?"]
+    what = body[0]
+    if what.endswith(":"):  # "No implementation of function ... found for signature:"
+        what += " " + next((line for line in body[1:] if line.startswith(">>>")), "")
+    while not hasattr(entry, "py_func") and hasattr(entry, "__wrapped__"):
+        entry = entry.__wrapped__  # one_parallel_call_at_a_time's wrapper
+    namespace = getattr(getattr(entry, "py_func", entry), "__globals__", {})
+    line_map = namespace.get("__astjax_line_map__", {})
+    module_file = os.path.basename(namespace.get("__file__") or "?")
+    for path, number in re.findall(r'File "([^"]+)", line (\d+)', str(error)):
+        where = line_map.get(int(number)) if os.path.basename(path) == module_file else None
+        if where is not None:
+            return f"Numba: {what.strip()} (at {where[0]}:{where[1]})"
+    return f"Numba: {what.strip()}"

@@ -16,7 +16,8 @@ import gast
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, SequenceType, Static, TreeType, as_array_type
+from ...ir.types import (ArrayType, IndexType, SequenceType, Static, TreeType,
+                         as_array_type)
 from ..python import PythonEmitter
 from . import donation, fusion, simplify
 from .parallel import loop_nest
@@ -32,6 +33,15 @@ _DEPS = ["import math", "import numpy as np", "import numba as _nb",
 # literals Numba can type; anything else that is static is never needed at run time
 _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice,
                    type(Ellipsis))
+
+
+def _widens(before, after):
+    """A number of lower rank than the array type a variable has after a branch."""
+    if not isinstance(after, ArrayType) or not after.ndim:
+        return False
+    if isinstance(before, Static):
+        return isinstance(before.value, (bool, int, float, complex, np.number))
+    return isinstance(before, ArrayType) and before.ndim < after.ndim
 
 
 def _consumers(fdef):
@@ -151,6 +161,27 @@ class NumbaEmitter(PythonEmitter):
             lines.extend(self.statement(s, depth))
         return lines
 
+    def if_statement(self, s, depth):
+        """A branch that leaves a variable a scalar where the other makes it an array (a
+        peeled loop's zero-trip path, see ir/peel.py) hands the call to the python backend:
+        Numba needs one type per variable."""
+        env_body, env_else, merged = anno.get(s, "merge")
+        where = f"{self.file}:{getattr(s, 'lineno', '?')}"
+
+        def branch(stmts, env):
+            lines = self.block(stmts, depth + 1)
+            narrow = sorted(name for name, t in merged.items() if _widens(env.get(name), t))
+            if narrow:
+                lines.append(_INDENT * (depth + 1) + f"raise {self.broadcast_error}("
+                             f"{where + ': ' + ', '.join(narrow) + ' is a scalar here'!r})")
+            return lines
+        out = [self.line(f"if {self.atom(s.test)}:", depth, s)]
+        out += branch(s.body, env_body) or [_INDENT * (depth + 1) + "pass"]
+        orelse = branch(s.orelse, env_else)
+        if orelse:
+            out += [_INDENT * depth + "else:"] + orelse
+        return out
+
     def group_statement(self, group, depth):
         """One loop nest for a fused group: a scalar per statement, stores for the values
         read after it (see ``fusion.group``)."""
@@ -184,6 +215,8 @@ class NumbaEmitter(PythonEmitter):
     def statement(self, s, depth):
         if isinstance(s, gast.For):
             return self.reserve_tapes(s, depth) + super().statement(s, depth)
+        if isinstance(s, gast.If) and anno.get(s, "taken") is None:
+            return self.if_statement(s, depth)
         tape = self.tape_statement(s)
         if tape is not None:
             first = self.line(tape[0], depth, s)
@@ -291,6 +324,9 @@ class NumbaEmitter(PythonEmitter):
             if isinstance(value_type, TreeType):
                 return f"{self.atom(node.value)}[{value_type.keys.index(node.attr)}]"
         if isinstance(node, gast.Subscript):
+            if isinstance(t, IndexType):  # s_[...] passed on: a tuple of its run-time parts
+                from .lower_gather import index_value
+                return index_value(self, node)
             value_type = anno.get(node.value, "type")
             if isinstance(value_type, TreeType):
                 key = anno.get(node.slice, "type").value

@@ -7,7 +7,7 @@ are scalars, and anything not listed raises ``Unsupported``.
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, SequenceType, Static, as_array_type
+from ...ir.types import ArrayType, IndexType, SequenceType, Static, as_array_type
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
 
@@ -79,15 +79,16 @@ def _ndim(t):
     return as_array_type(t).ndim
 
 
-@lowering("dot", "matmul")
+@lowering("dot")
 def _dot(c):
     a, b = c.type("a"), c.type("b")
-    for t in (a, b):
-        t = as_array_type(t)
-        if t.ndim not in (1, 2) or t.dtype.kind not in "fc":
-            raise Unsupported(f"{c.op.name} of {t}")
-    if as_array_type(a).dtype != as_array_type(b).dtype:
-        raise Unsupported(f"{c.op.name} of mixed dtypes")
+    a_type, b_type = as_array_type(a), as_array_type(b)
+    if a_type.ndim == 0 or b_type.ndim == 0:
+        raise Unsupported(f"{c.op.name} of a scalar")
+    if a_type.ndim > 2 or b_type.ndim > 2 or a_type.dtype != b_type.dtype \
+            or a_type.dtype.kind not in "fc" or c.out.dtype != a_type.dtype:
+        # Numba's np.dot: 1-D/2-D and one float dtype; else a contraction (lower_products)
+        return lower_products.nd_dot(c)
     return c.assign(f"np.dot({c.text('a')}, {c.text('b')})")
 
 
@@ -191,7 +192,8 @@ def _unbroadcast(c):
         return lines + [f"{c.target} = {acc}"]
     if g_type.ndim == like_type.ndim and g_type.ones == like_type.ones:
         return [f"if {g_text}.shape != {like_text}.shape:",  # broadcast at run time
-                _INDENT + f"raise _Broadcast({c.where + ': cotangent shape differs'!r})",
+                _INDENT + f"raise {c.emitter.broadcast_error}"
+                          f"({c.where + ': cotangent shape differs'!r})",
                 f"{c.target} = {g_text}"]
     # sum over leading dims and dims that are 1 in ``like``: out[j] += g[i]
     lead = g_type.ndim - like_type.ndim
@@ -201,15 +203,21 @@ def _unbroadcast(c):
     keep = [names.fresh("s") for _ in range(like_type.ndim)]
     out = names.fresh("ub")
     body = []
+    # a dim of g known to be 1 where like's is not (einsum's adjoint, for a label only one
+    # operand has, hands such a g on to a broadcast_to): g broadcasts along it
+    spread = [d >= lead and g_type.ones[d] and not like_type.ones[d - lead]
+              for d in range(g_type.ndim)]
     for d in range(g_type.ndim):
-        body.append(f"{sizes[d]} = {g_text}.shape[{d}]")
+        dim = f"{like_text}.shape[{d - lead}]" if spread[d] else f"{g_text}.shape[{d}]"
+        body.append(f"{sizes[d]} = {dim}")
     for k in range(like_type.ndim):
         body.append(f"{keep[k]} = 0 if {like_text}.shape[{k}] == 1 else 1")
     body.append(f"{out} = np.zeros({like_text}.shape, np.{np.dtype(c.out.dtype).name})")
     for d in range(g_type.ndim):
         body.append(_INDENT * d + f"for {idx[d]} in range({sizes[d]}):")
     at = ", ".join(f"{idx[lead + k]} * {keep[k]}" for k in range(like_type.ndim))
-    body.append(_INDENT * g_type.ndim + f"{out}[{at}] += {g_text}[{', '.join(idx)}]")
+    read = ", ".join("0" if spread[d] else idx[d] for d in range(g_type.ndim))
+    body.append(_INDENT * g_type.ndim + f"{out}[{at}] += {g_text}[{read}]")
     body.append(f"{c.target} = {out}")
     return body
 
@@ -253,6 +261,22 @@ def _zeros_like(c):
     return c.assign(f"np.full({c.text('a')}.shape, {fill})")
 
 
+@lowering("eye", "identity")
+def _eye(c):
+    """Zeros with ones on diagonal k (einsum's adjoint for a repeated index uses it)."""
+    n = c.param_text("N") if c.op.name == "eye" else c.param_text("n")
+    m = c.param_text("M") if c.op.name == "eye" else None
+    m = n if m in (None, "None") else m
+    k = (c.param_text("k") if c.op.name == "eye" else None) or "0"
+    names = c.emitter.names
+    out, i = names.fresh("eye"), names.fresh("i")
+    one = "True" if c.out.dtype.kind == "b" else f"{c.dtype()}(1)"
+    return [f"{out} = np.zeros(({n}, {m}), {c.dtype()})",
+            f"for {i} in range(max(0, -({k})), min({n}, {m} - ({k}))):",
+            _INDENT + f"{out}[{i}, {i} + {k}] = {one}",
+            f"{c.target} = {out}"]
+
+
 @lowering("arange")
 def _arange(c):
     args = [c.param_text(n) for n in ("start", "stop", "step")]
@@ -265,30 +289,27 @@ def _getitem(c):
     index = anno.get(c.node, "param_nodes").get("index")
     if index is None:
         raise Unsupported("getitem")
-    for sub in _index_parts(index):
-        t = anno.get(sub, "type")
-        if isinstance(t, ArrayType) and t.ndim > 0:
-            raise Unsupported("indexing with an array")
+    parts = lower_gather.items(c.emitter, index)
+    if lower_gather.advanced(parts):  # an index array: a gather loop nest
+        return lower_gather.gather(c, c.text("x"), as_array_type(c.type("x")), parts)
+    if isinstance(anno.get(index, "type"), IndexType):  # s_[...] passed on: a tuple
+        return c.assign(f"{c.text('x')}[{lower_gather.basic_text(parts)}]")
     return c.assign(f"{c.text('x')}[{c.emitter.index(index)}]")
-
-
-def _index_parts(index):
-    import gast
-    return index.elts if isinstance(index, gast.Tuple) else [index]
 
 
 @lowering("at_set", "at_add", "at_subtract", "at_multiply", "at_divide", "at_min", "at_max")
 def _at(c):
     index = anno.get(c.node, "param_nodes").get("index")
-    for sub in _index_parts(index):
-        t = anno.get(sub, "type")
-        if isinstance(t, ArrayType) and t.ndim > 0:
-            raise Unsupported("x.at[array] updates")  # duplicates accumulate in JAX
     x_type = as_array_type(c.type("x"))
     if x_type.ndim == 0:
         raise Unsupported("x.at on a scalar")
+    parts = lower_gather.items(c.emitter, index)
+    if lower_gather.advanced(parts):  # repeated positions accumulate: element by element
+        return lower_gather.scatter(c, c.text("x"), x_type, parts)
     v_type = as_array_type(c.type("values"))
     x, idx = c.text("x"), c.emitter.index(index)
+    if isinstance(anno.get(index, "type"), IndexType):  # s_[...] passed on: a tuple
+        idx = lower_gather.basic_text(parts)
     values = Loop(c.emitter, 0, c.where).operand(c.operands["values"], x_type.dtype) \
         if v_type.ndim == 0 else c.text("values")
     if v_type.ndim and v_type.dtype != x_type.dtype:
@@ -320,9 +341,53 @@ def _join(c):
 
 @lowering("argmax", "argmin")
 def _argmax(c):
-    if c.param("axis") is not None or c.param("keepdims"):
-        raise Unsupported(f"{c.op.name}(axis=...)")
-    return c.assign(f"{c.dtype()}(np.{c.op.name}({c.text('a')}))")
+    a, a_type = c.text("a"), as_array_type(c.type("a"))
+    axis, keepdims = c.param("axis"), c.param("keepdims", False)
+    if a_type.dtype.kind == "c":
+        raise Unsupported(f"{c.op.name} of {a_type}")  # NumPy orders complex numbers
+    if axis is None:
+        value = f"{c.dtype()}(np.{c.op.name}({a}))"
+        if keepdims and c.out.ndim:
+            return c.assign(f"np.full({tuple_source(['1'] * c.out.ndim)}, {value})")
+        return c.assign(value)
+    rank = a_type.ndim
+    axis %= rank
+    names = c.emitter.names
+    sizes = [names.fresh("n") for _ in range(rank)]
+    idx = [names.fresh("i") for _ in range(rank)]
+    best, at, k, v = (names.fresh(n) for n in ("best", "at", "k", "v"))
+    out = names.fresh("arg")
+    kept = [d for d in range(rank) if d != axis]
+    shape = [("1" if d == axis else sizes[d]) for d in range(rank)] if keepdims \
+        else [sizes[d] for d in kept]
+    lines = [f"{sizes[d]} = {a}.shape[{d}]" for d in range(rank)]
+    lines += [f"if {sizes[axis]} == 0:",  # the python backend raises NumPy's ValueError
+              _INDENT + f"raise {c.emitter.broadcast_error}"
+                        f"({c.where + ': ' + c.op.name + ' of an empty axis'!r})",
+              f"{out} = np.empty({tuple_source(shape)}, {c.dtype()})"]
+    loop = [f"for {idx[d]} in range({sizes[d]}):" for d in kept]
+    lines += [_INDENT * depth + text for depth, text in enumerate(loop)]
+
+    def element(i):
+        return f"{a}[{', '.join(i if d == axis else idx[d] for d in range(rank))}]"
+    better = ">" if c.op.name == "argmax" else "<"
+    store = ", ".join("0" if d == axis else idx[d] for d in range(rank)) if keepdims \
+        else ", ".join(idx[d] for d in kept)
+    body = [f"{best} = {element('0')}",
+            f"{at} = 0",
+            f"for {k} in range(1, {sizes[axis]}):",
+            _INDENT + f"if {best} != {best}:",
+            _INDENT * 2 + "break  # the first NaN wins, as in NumPy",
+            _INDENT + f"{v} = {element(k)}",
+            _INDENT + f"if {v} {better} {best} or {v} != {v}:",
+            _INDENT * 2 + f"{best} = {v}",
+            _INDENT * 2 + f"{at} = {k}",
+            f"{out}[{store}] = {at}" if c.out.ndim else f"{out} = {at}"]
+    if not c.out.ndim:  # a 1-D input: the result is a scalar, no array to store into
+        lines = [line for line in lines if not line.startswith(f"{out} = np.empty")]
+        body[-1] = f"{out} = {c.dtype()}({at})"
+    lines += [_INDENT * len(kept) + text for text in body]
+    return lines + [f"{c.target} = {out}"]
 
 
 @lowering("cumsum", "cumprod")
@@ -378,3 +443,7 @@ def _frexp(c):
     lines += loop.nest(sizes, idx, [f"{pair} = _ml.frexp({value})",
                                     f"{m}[{at}] = {pair}[0]", f"{e}[{at}] = {pair}[1]"])
     return lines + [f"{c.target} = ({m}, {e})"]
+
+
+# lowerings kept in modules of their own register themselves on import
+from . import lower_gather, lower_products  # noqa: E402,F401

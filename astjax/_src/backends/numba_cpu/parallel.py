@@ -24,7 +24,8 @@ MIN_PARALLEL_ELEMENTS = 1 << 16  # below this a loop runs on the calling thread
 # pieces per loop: prange hands each thread a run of them. A fixed count, as Numba
 # cannot cache a function that asks for the thread count.
 _CHUNKS = 64
-_MODULE_NAMES = {"np", "math", "_nb", "_ml", "_rt", "_Broadcast", "_BroadcastDonated"} | set(dir(builtins))
+_MODULE_NAMES = {"np", "math", "_nb", "_ml", "_rt", "_Broadcast", "_BroadcastDonated"} | \
+    set(dir(builtins))
 
 
 def loop_nest(emitter, sizes, idx, body):

@@ -1,0 +1,295 @@
+"""jacrev, jacfwd and hessian: Jacobians as generated source, laid out as in JAX.
+
+The generated ``f_jacrev``/``f_jacfwd`` lays the output leaves (and the differentiated
+input leaves) out one after another in a flat vector, runs a loop of jacobian_lib over
+its basis vectors (one vjp or jvp each, compiled like user code: the loop stays a
+loop), and slices the flat Jacobian into JAX's layout: the output's tree outside, then
+one entry per argnum (tuple argnums), then the input's tree, each block
+``out.shape + in.shape``.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..api import Jitted
+from ..ir.types import ArrayType, Static
+from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
+from .reverse import vjp_function
+
+def _tree_source(t, expr, leaf, constant=None):
+    """Source text of a value shaped like type ``t`` (the value of ``expr``): ``leaf(expr,
+    type)`` at each array leaf, tuples, lists and dicts around them, None elsewhere. A Python
+    number (a constant output) is a leaf ``jnp.asarray(expr)``, or ``constant(expr, type)``."""
+    from ..ir.types import SequenceType, TreeType
+    if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
+        if constant is not None:
+            return constant(expr, _dynamic(t))
+        return leaf(f"jnp.asarray({expr})", _dynamic(t))
+    if isinstance(t, ArrayType):
+        return leaf(expr, t)
+    if isinstance(t, SequenceType):
+        parts = [_tree_source(e, f"{expr}[{k}]", leaf, constant) for k, e in enumerate(t.elts)]
+        if t.kind == "list":
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if isinstance(t, TreeType):
+        if t.node_type is not dict:
+            raise NotImplementedError(f"Jacobians of a {t.node_type.__name__} are not "
+                                      f"supported yet; use a dict, tuple or list")
+        return "{" + ", ".join(f"{k!r}: {_tree_source(c, f'{expr}[{k!r}]', leaf, constant)}"
+                               for k, c in zip(t.keys, t.children)) + "}"
+    return "None"
+
+
+def _leaf_exprs(t, expr):
+    """The expressions of the array leaves of ``t`` held in ``expr``, with their types."""
+    found = []
+    _tree_source(t, expr, lambda e, lt: found.append((e, lt)) or e)
+    return found
+
+
+def _ravel_into(leaves, layout, lines):
+    """Source text of one vector holding the leaves (``(expr, type)`` pairs) raveled, placed
+    by ``layout`` (the lines that build it are appended to ``lines``)."""
+    def ravel(e, t):  # 0-d leaves are reshaped explicitly (Numba cannot ravel a scalar)
+        return f"jnp.reshape({e}, (1,))" if t.ndim == 0 else f"jnp.ravel({e})"
+    if len(leaves) == 1:
+        return ravel(*leaves[0])
+    lines.append(f"    flat = jnp.zeros({layout}[-1][1], _{layout}_dtype)")
+    for i, (e, t) in enumerate(leaves):
+        where, value = (f"{layout}[{i}][0]", e) if t.ndim == 0 else \
+            (f"{layout}[{i}][0]:{layout}[{i}][1]", f"jnp.ravel({e})")
+        lines.append(f"    flat = flat.at[{where}].set({value})")
+    return "flat"
+
+
+def _bounds(names, prefix, lines):
+    """Append ``prefix1 = a.size``, ``prefix2 = prefix1 + b.size``... for the leaves
+    ``names`` to ``lines``; return the offsets ``["0", "prefix1", ...]``."""
+    bounds = ["0"]
+    for i, a in enumerate(names):
+        lines.append(f"    {prefix}{i + 1} = {a}.size" if i == 0 else
+                     f"    {prefix}{i + 1} = {bounds[-1]} + {a}.size")
+        bounds.append(f"{prefix}{i + 1}")
+    return bounds
+
+
+def _unflat(flat, leaf_dtypes, layout, lines, namespace):
+    """Append lines splitting the vector ``flat`` into leaves ``flat0, flat1...`` placed by
+    ``layout`` (their dtypes too, where they differ); return their names."""
+    names = [f"{flat}{i}" for i in range(len(leaf_dtypes))]
+    if len(names) == 1:
+        lines.append(f"    {names[0]} = jnp.reshape({flat}, {layout}[0][2])")
+        return names
+    mixed = len(set(leaf_dtypes)) > 1
+    for i, (name, dtype) in enumerate(zip(names, leaf_dtypes)):
+        namespace[f"_{name}_dtype"] = dtype
+        cast = f".astype(_{name}_dtype)" if mixed else ""
+        lines.append(f"    {name} = jnp.reshape({flat}[{layout}[{i}][0]:{layout}[{i}][1]], "
+                     f"{layout}[{i}][2]){cast}")
+    return names
+
+
+def _leaf_dtype(leaves):
+    """The dtype of the flat vector holding these (floating-point) leaves."""
+    return np.result_type(*[t.dtype for _, t in leaves])
+
+
+def _tuple_source(parts):
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+class _Jacobian(Jitted):
+    """``jacrev`` / ``jacfwd`` of ``fun`` with respect to the arguments ``argnums``."""
+
+    def __init__(self, fun, argnums, mode, has_aux=False, holomorphic=False, allow_int=False,
+                 block_dtype=None):
+        super().__init__(fun)
+        if holomorphic:
+            raise NotImplementedError(f"{mode}(holomorphic=True): astjax does not differentiate "
+                                      f"complex functions yet")
+        self.argnums, self.mode, self.has_aux = argnums, mode, has_aux
+        self.allow_int = allow_int
+        # a block has the input leaf's dtype (jacrev) or the output leaf's (jacfwd), as in JAX
+        self.block_dtype = block_dtype or ("input" if mode == "jacrev" else "output")
+
+    def function_for(self, arg_types, program):
+        from ..frontend.synthetic import from_source
+        from . import jacobian_lib
+        spec = _inner_spec(self, arg_types, program)
+        nums = _argnums_tuple(self.argnums, len(arg_types), self.mode)
+        ins = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"x{k}")]
+        for _, t in ins:
+            self._check(spec, t, "input")
+        out_type = self._output_type(spec)
+        outs = _leaf_exprs(out_type, "out")
+        for _, t in outs:
+            self._check(spec, t, "output")
+        if not ins or not outs:
+            raise self._error(spec, f"{self.mode} of {spec.fn.__name__}: no floating-point "
+                              f"{'input' if not ins else 'output'} to differentiate")
+        xs = [f"x{i}" for i in range(len(arg_types))]
+        ys = [f"y{j}" for j in range(len(outs))]
+        as_ = [f"a{i}" for i in range(len(ins))]
+        name = f"{spec.name}_{self.mode}"
+        lines = [f"def {name}({', '.join(xs)}):"]
+        if self.has_aux:
+            lines += [f"    r = _f({', '.join(xs)})", "    out = r[0]"]
+        else:
+            lines.append(f"    out = _f({', '.join(xs)})")
+        lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
+        lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
+        rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
+        layouts = [_tuple_source([f"({bounds[i]}, {bounds[i + 1]}, {a}.shape)"
+                                  for i, a in enumerate(names)])
+                   for bounds, names in ((rows, ys), (cols, as_))]
+        lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {', '.join(layouts)}, "
+                     f"{rows[-1]}, {cols[-1]}, _y_dtype, _x_dtype)")
+        typed = ins if self.block_dtype == "input" else outs
+        mixed = len({t.dtype for _, t in typed}) > 1
+
+        def block(j, i):
+            part = "J" if len(ys) == len(as_) == 1 else \
+                f"J[{rows[j]}:{rows[j + 1]}, {cols[i]}:{cols[i + 1]}]"
+            cast = f".astype({(as_[i] if self.block_dtype == 'input' else ys[j])}.dtype)" \
+                if mixed else ""
+            return f"jnp.reshape({part}, {ys[j]}.shape + {as_[i]}.shape){cast}"
+
+        out_leaf = iter(range(len(ys)))
+
+        def per_output(e, t):
+            j, in_leaf = next(out_leaf), iter(range(len(as_)))
+            trees = [_tree_source(arg_types[k], "", lambda e, t: block(j, next(in_leaf)))
+                     for k in nums]
+            return trees[0] if isinstance(self.argnums, int) else _tuple_source(trees)
+        result = _tree_source(out_type, "", per_output)
+        lines.append(f"    return ({result}, r[1])" if self.has_aux else f"    return {result}")
+        namespace = {"_f": spec.fn, "jnp": jacobian_lib.jnp,
+                     "_y_dtype": _leaf_dtype(outs), "_x_dtype": _leaf_dtype(ins)}
+        if self.mode == "jacrev":
+            namespace["_loop"] = jacobian_lib.jacrev_rows
+            namespace["_step"] = self._pull(spec, arg_types, nums, out_type, outs, ins)
+        else:
+            namespace["_loop"] = jacobian_lib.jacfwd_columns
+            namespace["_step"] = self._push(spec, arg_types, nums, out_type, outs, ins, program)
+        return from_source(name, "\n".join(lines) + "\n", namespace, spec.parsed)
+
+    def _pull(self, spec, arg_types, nums, out_type, outs, ins):
+        """``pull(args, y, x, e)``: the raveled cotangent of the inputs ``nums`` for the flat
+        output cotangent ``e`` (``y``, ``x``: the layouts of the outputs and inputs)."""
+        from ..frontend.synthetic import from_source
+        from . import jacobian_lib
+        namespace = {"jnp": jacobian_lib.jnp, "_x_dtype": _leaf_dtype(ins),
+                     "_vjp": vjp_function(spec, {0} if self.has_aux else None)}
+        lines = ["def pull(args, y, x, e):"]
+        es = iter(_unflat("e", [t.dtype for _, t in outs], "y", lines, namespace))
+        cotangent = _tree_source(out_type, "", lambda e, t: next(es))
+        if self.has_aux:
+            cotangent = f"({cotangent}, None)"  # the aux output gets no cotangent
+        args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
+        lines.append(f"    g = _vjp({args}, {cotangent})[1]")
+        grads = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"g[{k}]")]
+        lines.append(f"    return {_ravel_into(grads, 'x', lines)}")
+        return from_source(f"{spec.name}_pull", "\n".join(lines) + "\n", namespace,
+                           spec.parsed)
+
+    def _push(self, spec, arg_types, nums, out_type, outs, ins, program):
+        """``push(args, y, x, v)``: the raveled output tangent for the flat tangent ``v`` of
+        the inputs ``nums`` (the other arguments' tangents are zero)."""
+        from ..frontend.synthetic import from_source
+        from . import adlib, jacobian_lib
+        if len(set(nums)) < len(nums):
+            raise NotImplementedError(f"jacfwd: repeated argnums {self.argnums!r}")
+        primal = spec
+        if self.has_aux:  # differentiate f(...)[0]
+            xs = ", ".join(f"x{i}" for i in range(len(arg_types)))
+            main = from_source(f"{spec.name}_main", f"def main({xs}):\n    return _f({xs})[0]\n",
+                               {"_f": spec.fn}, spec.parsed)
+            primal = program.specialize(main, arg_types)
+        namespace = {"jnp": jacobian_lib.jnp, "_ajx": adlib, "_y_dtype": _leaf_dtype(outs),
+                     "_jvp": jvp_function(primal, program)}
+        lines = ["def push(args, y, x, v):"]
+        vs = iter(_unflat("v", [t.dtype for _, t in ins], "x", lines, namespace))
+        # the tangent pieces of argument k, in the order ``ins`` holds them (argnums order)
+        pieces = {k: iter([next(vs) for _ in _leaf_exprs(arg_types[k], "")]) for k in nums}
+
+        def zero(e, t):
+            return f"_ajx.cotangent_like(0.0, {e})" if t.dtype.kind in "fc" else "None"
+        tangents = [_tree_source(t, f"args[{i}]", (lambda e, lt, i=i: next(pieces[i]))
+                                 if i in nums else zero) for i, t in enumerate(arg_types)]
+        args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
+        lines.append(f"    t = _jvp({args}, {', '.join(tangents)})[1]")
+        tangents = []  # a constant output's tangent is zero
+        _tree_source(out_type, "t", lambda e, t: tangents.append((e, t)) or e,
+                     lambda e, t: tangents.append((f"jnp.zeros(y[{len(tangents)}][2], "
+                                                   f"_y_dtype)", t)) or e)
+        tangent = _ravel_into(tangents, "y", lines)
+        lines.append(f"    return {tangent}")
+        return from_source(f"{spec.name}_push", "\n".join(lines) + "\n", namespace,
+                           spec.parsed)
+
+    def _error(self, spec, message):
+        """A TypeError located at the user's function."""
+        from ..errors import TypeCheckError
+        return spec.parsed.error(spec.parsed.node, message, TypeCheckError)
+
+    def _output_type(self, spec):
+        out = spec.return_type
+        if self.has_aux:
+            if not (hasattr(out, "elts") and len(out.elts) == 2):
+                raise self._error(spec, f"{self.mode} with has_aux=True requires "
+                                  f"{spec.fn.__name__} to return a pair (output, aux), got "
+                                  f"{out}")
+            out = out.elts[0]
+        return out
+
+    def _check(self, spec, t, what):
+        """JAX's dtype checks, naming the user's function and line."""
+        kind = t.dtype.kind
+        if kind == "c":
+            raise NotImplementedError(f"{self.mode} of {spec.fn.__name__}: complex {what}s "
+                                      f"are not supported yet")
+        if kind == "f":
+            return
+        if what == "input" and self.mode == "jacrev":
+            if self.allow_int:
+                raise NotImplementedError(f"jacrev(allow_int=True) with {t.dtype} inputs: "
+                                          f"astjax has no float0 Jacobians yet")
+            message = (f"jacrev requires real- or complex-valued inputs (input dtype that is a "
+                       f"sub-dtype of np.inexact), but got {t.dtype}. If you want to use "
+                       f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+        elif what == "input":
+            message = (f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                       f"of np.floating), but got {t.dtype}. For holomorphic differentiation, "
+                       f"pass holomorphic=True. For differentiation of non-holomorphic "
+                       f"functions involving complex inputs or integer inputs, use jvp "
+                       f"directly.")
+        else:
+            message = (f"{self.mode} requires real-valued outputs (output dtype that is a "
+                       f"sub-dtype of np.floating), but got {t.dtype}. For holomorphic "
+                       f"differentiation, pass holomorphic=True. For differentiation of "
+                       f"non-holomorphic functions involving complex outputs, use "
+                       f"{'vjp' if self.mode == 'jacrev' else 'jvp'} directly.")
+        raise self._error(spec, f"{message} ({what} of {spec.fn.__name__})")
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode (one sweep per output element), laid out as in
+    JAX: the output's tree, then (tuple ``argnums``) one entry per argnum, then the input's
+    tree; each block has shape ``out.shape + in.shape``. ``has_aux``: ``(jacobian, aux)``."""
+    return _Jacobian(fun, argnums, "jacrev", has_aux, holomorphic, allow_int)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode (one jvp per input element); see ``jacrev``."""
+    return _Jacobian(fun, argnums, "jacfwd", has_aux, holomorphic)
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """JAX's ``jacfwd(jacrev(fun))``: the same values, layout and dtypes, computed as
+    ``jacrev(jacrev(fun))``. astjax's forward mode differentiates the pullback (see above), so
+    reverse over reverse generates second-order code where jacfwd over jacrev generates third
+    (about 10x faster to compile)."""
+    return _Jacobian(jacrev(fun, argnums, has_aux, holomorphic), argnums, "jacrev", has_aux,
+                     holomorphic, block_dtype="output")
+
+

@@ -1,0 +1,139 @@
+"""Peel the first trip of a ``for`` loop whose carried variable widens to an array.
+
+``acc = 0.0; for w in ws: acc = acc + w`` (a NumPy habit) makes ``acc`` a scalar on
+the first trip and an array after it. Python runs that as it is; compiled code
+needs one type per variable. Typing tells which loops do this (the loop head's
+type has a higher rank than the value before the loop); those are rewritten as
+
+    if start < stop:             # (> for a negative step)
+        i = start
+        <body>                   # acc is the scalar here
+        for i in range(start + step, stop, step):
+            <body>               # and the array here
+    # zero trips: acc is still the scalar (the Numba backend reruns that call in Python)
+
+and typed again. Loops with a ``break``/``continue`` of their own, a step not known
+when the code is generated, or another kind of iteration are left alone.
+"""
+import gast
+
+from ..frontend.naming import Names, assign, const, load, store
+from . import anno
+from .types import ArrayType, Static, is_numeric
+
+
+def widening_loops(fdef):
+    """{position (in ``gast.walk`` order of ``for`` loops): step} of the typed loops to
+    peel: a carried variable widens, and the range's step is known."""
+    loops = [n for n in gast.walk(fdef) if isinstance(n, gast.For)]
+    out = {}
+    for k, loop in enumerate(loops):
+        merge = anno.get(loop, "merge")
+        if merge is None or not _peelable(loop):
+            continue
+        entry, _, head = merge
+        step = anno.get(loop.iter.args[2], "type") if len(loop.iter.args) == 3 else Static(1)
+        if not (isinstance(step, Static) and type(step.value) is int and step.value):
+            continue
+        if any(isinstance(t, ArrayType) and t.ndim and entry.get(name) is not None
+               and is_numeric(entry[name]) and _rank(entry[name]) < t.ndim
+               for name, t in head.items()):
+            out[k] = step.value
+    return out
+
+
+def peel(anf, steps):
+    """A copy of the untyped ``anf`` with the loops ``widening_loops`` found peeled; None
+    when there are none."""
+    if not steps:
+        return None
+    fdef = anno.clean_copy(anf)
+    names = Names(fdef)
+    loops = [n for n in gast.walk(fdef) if isinstance(n, gast.For)]
+    _rewrite(fdef, {id(loops[k]): step for k, step in steps.items()}, names, fdef)
+    return fdef
+
+
+def _rank(t):
+    return 0 if isinstance(t, Static) else t.ndim
+
+
+def _peelable(loop):
+    bounds = loop.iter.args
+    if not (isinstance(loop.iter, gast.Call) and isinstance(loop.iter.func, gast.Name)
+            and loop.iter.func.id == "range" and 1 <= len(bounds) <= 3
+            and isinstance(loop.target, gast.Name) and not loop.orelse):
+        return False
+    return not _own_jumps(loop.body)
+
+
+def _own_jumps(stmts):
+    """Whether a ``break``/``continue`` in ``stmts`` belongs to the loop around them."""
+    for s in stmts:
+        if isinstance(s, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(s, gast.If) and (_own_jumps(s.body) or _own_jumps(s.orelse)):
+            return True
+    return False
+
+
+def _rewrite(node, targets, names, fdef):
+    for field in ("body", "orelse"):
+        stmts = getattr(node, field, None)
+        if not isinstance(stmts, list):
+            continue
+        out = []
+        for s in stmts:
+            _rewrite(s, targets, names, fdef)
+            out.extend(_peeled(s, targets[id(s)], names, _trip_locals(s, fdef))
+                       if id(s) in targets else [s])
+        setattr(node, field, out)
+
+
+def _trip_locals(loop, fdef):
+    """Variables each trip sets before reading and nothing after the loop reads: the
+    peeled trip gets names of its own for them, so the loop's stay single-assigned (and
+    fusable) there."""
+    inside = {id(n) for n in gast.walk(loop)}
+    read_outside = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Load) and id(n) not in inside}
+    seen, out = set(), set()
+    for s in loop.body:
+        loads = {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+        stores = {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
+                  and isinstance(n.ctx, gast.Store)}
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            name = s.targets[0].id
+            if name not in seen and name not in loads and name not in read_outside:
+                out.add(name)
+        seen |= loads | stores
+    return out - {loop.target.id}
+
+
+def _peeled(loop, step, names, trip_locals):
+    args = list(loop.iter.args)
+    start, stop = (const(0), args[0]) if len(args) == 1 else (args[0], args[1])
+    test, after = names.fresh("trips"), names.fresh("start")
+    first = [assign(loop.target.id, anno.clean_copy(start))] + \
+        [anno.clean_copy(s) for s in loop.body]
+    renamed = {name: names.fresh(name + "_first") for name in sorted(trip_locals)}
+    for n in (n for s in first for n in gast.walk(s)):
+        if isinstance(n, gast.Name) and n.id in renamed:
+            n.id = renamed[n.id]
+    rest = gast.For(target=store(loop.target.id),
+                    iter=gast.Call(func=load("range"), args=[
+                        load(after), anno.clean_copy(stop), anno.clean_copy(args[2])
+                        if len(args) == 3 else const(1)], keywords=[]),
+                    body=loop.body, orelse=[], type_comment=None)
+    compare = gast.Compare(left=anno.clean_copy(start),
+                           ops=[gast.Lt() if step > 0 else gast.Gt()],
+                           comparators=[anno.clean_copy(stop)])
+    body = first + [assign(after, gast.BinOp(left=anno.clean_copy(start), op=gast.Add(),
+                                             right=const(step))), rest]
+    out = [assign(test, compare), gast.If(test=load(test), body=body, orelse=[])]
+    for n in out:
+        for m in gast.walk(n):
+            if isinstance(m, (gast.stmt, gast.expr)) and not hasattr(m, "lineno"):
+                m.lineno, m.col_offset = loop.lineno, loop.col_offset
+    return out

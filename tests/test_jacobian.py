@@ -1,0 +1,329 @@
+"""jacrev / jacfwd / hessian: JAX's API and layout (tuple argnums, pytrees, has_aux).
+
+Checked against central finite differences in float64 and against stacked ``grad`` rows.
+"""
+import inspect
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import grad, hessian, jacfwd, jacrev, jit
+from astjax.tree_util import tree_flatten, tree_leaves, tree_structure, tree_unflatten
+
+rng = np.random.default_rng(3)
+X = rng.uniform(0.5, 1.5, 3)
+W = rng.uniform(0.5, 1.5, (2, 3))
+
+
+@pytest.fixture
+def x64():
+    before = astjax.config.jax_enable_x64
+    astjax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        astjax.config.update("jax_enable_x64", before)
+
+
+def numeric_jacobian(f, args, argnums=0, eps=1e-6):
+    """JAX's layout by central differences: the output's tree, then (tuple argnums) one entry
+    per argnum, then the input's tree; each leaf out_leaf.shape + in_leaf.shape."""
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    out_leaves, out_def = tree_flatten(f(*args))
+    per_arg = []
+    for k in nums:
+        in_leaves, in_def = tree_flatten(args[k])
+        blocks = [[] for _ in out_leaves]
+        for n, leaf in enumerate(in_leaves):
+            leaf = np.asarray(leaf, np.float64)
+            cols = [np.zeros(np.shape(o) + leaf.shape) for o in out_leaves]
+            for idx in np.ndindex(leaf.shape):
+                def shifted(d):
+                    moved = leaf.copy()
+                    moved[idx] += d
+                    leaves = list(in_leaves)
+                    leaves[n] = moved
+                    new_args = list(args)
+                    new_args[k] = tree_unflatten(in_def, leaves)
+                    return [np.asarray(o, np.float64) for o in tree_leaves(f(*new_args))]
+                for col, hi, lo in zip(cols, shifted(eps), shifted(-eps)):
+                    col[(Ellipsis,) + idx] = (hi - lo) / (2 * eps)
+            for block, col in zip(blocks, cols):
+                block.append(col)
+        per_arg.append([tree_unflatten(in_def, b) for b in blocks])
+    at_leaf = [per_arg[0][j] if isinstance(argnums, int) else tuple(p[j] for p in per_arg)
+               for j in range(len(out_leaves))]
+    return tree_unflatten(out_def, at_leaf)
+
+
+def assert_tree_close(got, want, rtol=1e-6, atol=1e-8):
+    assert tree_structure(got) == tree_structure(want), (tree_structure(got),
+                                                         tree_structure(want))
+    for a, b in zip(tree_leaves(got), tree_leaves(want)):
+        assert np.shape(a) == np.shape(b)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+# --- functions ---------------------------------------------------------------------------------
+
+def vector_fn(x):
+    return jnp.sin(x) * x[0] + x ** 2
+
+
+def two_args(w, x):
+    return jnp.tanh(w @ x) * x[1]
+
+
+def dict_in(p):
+    return jnp.tanh(p["w"] @ p["x"]) + p["b"] ** 2
+
+
+def tree_out(p, x):
+    h = p["w"] @ x + p["b"]
+    return {"h": jnp.sin(h), "stats": (jnp.sum(h ** 2), h[0] * x)}
+
+
+def tuple_in(t):
+    a, b = t
+    return a * jnp.exp(b)
+
+
+def scalar_fn(x):
+    return jnp.sin(x) * x ** 2
+
+
+def with_aux(x):
+    y = jnp.sin(x) * x
+    return y, {"norm": jnp.sum(y ** 2), "count": x.shape[0]}
+
+
+def dict_energy(p):
+    return jnp.sum(p["w"] ** 3) * p["b"] + jnp.sin(p["b"]) * jnp.sum(p["w"])
+
+
+def int_out(x):
+    return jnp.argmax(x)
+
+
+# --- values ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_array_matches_finite_differences_and_grad_rows(jac, x64):
+    J = jac(vector_fn)(X)
+    assert J.shape == (3, 3) and J.dtype == np.float64
+    np.testing.assert_allclose(J, numeric_jacobian(vector_fn, (X,)), rtol=1e-6)
+    rows = np.stack([grad(lambda x, i: vector_fn(x)[i])(X, i) for i in range(3)])
+    np.testing.assert_allclose(J, rows, rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_tuple_argnums(jac, x64):
+    jw, jx = jac(two_args, argnums=(0, 1))(W, X)
+    assert jw.shape == (2, 2, 3) and jx.shape == (2, 3)
+    assert_tree_close((jw, jx), numeric_jacobian(two_args, (W, X), (0, 1)))
+    # a one-element tuple still gives a tuple
+    (only,) = jac(two_args, argnums=(1,))(W, X)
+    np.testing.assert_allclose(only, jx, rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_negative_argnum(jac, x64):
+    np.testing.assert_allclose(jac(two_args, argnums=-1)(W, X),
+                               numeric_jacobian(two_args, (W, X), 1), rtol=1e-6)
+    J = jac(two_args, argnums=(-1, 0))(W, X)  # in the order given
+    assert J[0].shape == (2, 3) and J[1].shape == (2, 2, 3)
+    assert_tree_close(J, numeric_jacobian(two_args, (W, X), (1, 0)))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_dict_input(jac, x64):
+    p = {"w": W, "x": X, "b": 0.7}
+    J = jac(dict_in)(p)
+    assert set(J) == {"w", "x", "b"}
+    assert J["w"].shape == (2, 2, 3) and J["x"].shape == (2, 3) and J["b"].shape == (2,)
+    assert_tree_close(J, numeric_jacobian(dict_in, (p,)))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_tree_output_and_tuple_argnums(jac, x64):
+    p = {"w": W, "b": np.array([0.1, -0.2])}
+    J = jac(tree_out, argnums=(0, 1))(p, X)
+    # output tree outside, then one entry per argnum, then the input tree
+    assert J["h"][0]["w"].shape == (2, 2, 3) and J["h"][1].shape == (2, 3)
+    assert J["stats"][0][0]["b"].shape == (2,) and J["stats"][1][1].shape == (3, 3)
+    assert_tree_close(J, numeric_jacobian(tree_out, (p, X), (0, 1)))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_tuple_input(jac, x64):
+    t = (X, X[::-1].copy())
+    J = jac(tuple_in)(t)
+    assert isinstance(J, tuple) and J[0].shape == J[1].shape == (3, 3)
+    assert_tree_close(J, numeric_jacobian(tuple_in, (t,)))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_scalar_in_and_out(jac, x64):
+    J = jac(scalar_fn)(0.8)
+    assert np.shape(J) == ()
+    np.testing.assert_allclose(J, np.cos(0.8) * 0.64 + 2 * 0.8 * np.sin(0.8), rtol=1e-12)
+    # scalar output of a vector, vector output of a scalar
+    np.testing.assert_allclose(jac(lambda x: jnp.sum(x ** 2))(X), 2 * X, rtol=1e-12)
+    np.testing.assert_allclose(jac(lambda s: X * s ** 2)(0.5), X, rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_has_aux(jac, x64):
+    J, aux = jac(with_aux, has_aux=True)(X)
+    np.testing.assert_allclose(J, np.diag(np.cos(X) * X + np.sin(X)), rtol=1e-12)
+    assert set(aux) == {"norm", "count"} and int(aux["count"]) == 3
+    np.testing.assert_allclose(aux["norm"], np.sum((np.sin(X) * X) ** 2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_float32_preserved(jac):
+    x = X.astype(np.float32)
+    jw, jx = jac(two_args, argnums=(0, 1))(W.astype(np.float32), x)
+    assert jw.dtype == jx.dtype == np.float32
+    J = jac(dict_in)({"w": W.astype(np.float32), "x": x, "b": np.float32(0.7)})
+    assert all(leaf.dtype == np.float32 for leaf in tree_leaves(J))
+
+
+def test_mixed_dtypes_follow_jax(x64):
+    # jacrev blocks take the input leaf's dtype, jacfwd blocks the output leaf's (as JAX)
+    def f(p):
+        return p["a"] * 2.0, jnp.sum(p["b"])
+    p = {"a": X.astype(np.float32), "b": X}
+    rev, fwd = jacrev(f)(p), jacfwd(f)(p)
+    assert [leaf.dtype for leaf in tree_leaves(rev)] == [np.float32, np.float64] * 2
+    assert [leaf.dtype for leaf in tree_leaves(fwd)] == [np.float32] * 2 + [np.float64] * 2
+    assert_tree_close(rev, fwd, rtol=1e-6)
+    np.testing.assert_allclose(rev[0]["a"], 2 * np.eye(3))
+    np.testing.assert_allclose(rev[1]["b"], np.ones(3))
+    # hessian blocks: JAX's jacfwd(jacrev(f)) gives H[i][j] the dtype of input i
+    H = hessian(lambda q: jnp.sum(q["a"] ** 2) * jnp.sum(q["b"]))(p)
+    assert [H[i][j].dtype for i in "ab" for j in "ab"] == [np.float32] * 2 + [np.float64] * 2
+    np.testing.assert_allclose(H["a"]["b"], np.outer(2 * X, np.ones(3)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_constant_and_list_outputs(jac):
+    J = jac(lambda x: [x * 2.0, 1.0, None])(X.astype(np.float32))
+    assert isinstance(J, list) and J[2] is None
+    np.testing.assert_allclose(J[0], 2 * np.eye(3))
+    np.testing.assert_array_equal(J[1], np.zeros(3))
+
+
+def test_hessian_of_dict(x64):
+    p = {"w": X[:2], "b": 0.5}
+    H = hessian(dict_energy)(p)
+    assert set(H) == {"w", "b"} and set(H["w"]) == {"w", "b"}
+    assert H["w"]["w"].shape == (2, 2) and H["w"]["b"].shape == (2,) and np.shape(
+        H["b"]["b"]) == ()
+    g = lambda q: grad(dict_energy)(q)  # noqa: E731
+    assert_tree_close(H, numeric_jacobian(g, (p,)), rtol=1e-6)
+
+
+def test_hessian_array_argnums_and_aux(x64):
+    def f(w, x):
+        return jnp.sum(jnp.tanh(w @ x) ** 2), w.shape[0]
+    H, aux = hessian(f, argnums=1, has_aux=True)(W, X)
+    assert H.shape == (3, 3) and int(aux) == 2
+    np.testing.assert_allclose(H, H.T, rtol=1e-10)
+    np.testing.assert_allclose(H, numeric_jacobian(grad(lambda x: f(W, x)[0]), (X,)),
+                               rtol=1e-6, atol=1e-8)
+
+
+# --- compiled ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_under_jit(jac, x64):
+    expected = numeric_jacobian(vector_fn, (X,))
+    np.testing.assert_allclose(jit(jac(vector_fn))(X), expected, rtol=1e-6)
+    p = {"w": W, "b": np.array([0.1, -0.2])}
+    assert_tree_close(jit(jac(tree_out, argnums=(0, 1)))(p, X),
+                      numeric_jacobian(tree_out, (p, X), (0, 1)))
+
+    @jit
+    def caller(x):  # a Jacobian called from compiled code
+        return jnp.sum(jac(vector_fn)(x) ** 2)
+    np.testing.assert_allclose(caller(X), np.sum(expected ** 2), rtol=1e-6)
+
+
+def test_loop_stays_a_loop():
+    source = astjax.make_source(jit(jacrev(tree_out, argnums=(0, 1))))(
+        {"w": W, "b": np.zeros(2)}, X)
+    assert "for i in range(n):" in source
+
+
+@pytest.fixture
+def numba_backend():
+    astjax.config.update("astjax_jit_backend", "numba")
+    try:
+        yield
+    finally:
+        astjax.config.update("astjax_jit_backend", "python")
+
+
+def scaled(x):
+    return x * x[0]
+
+
+def test_numba_backend(numba_backend):
+    x = X.astype(np.float32)
+    jitted = jit(jacrev(scaled))
+    J = jitted(x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert J.dtype == np.float32
+    expected = x[0] * np.eye(3)
+    expected[:, 0] += x
+    np.testing.assert_allclose(J, expected, rtol=1e-6)
+
+
+# --- errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_integer_input_is_a_type_error(jac):
+    with pytest.raises(TypeError, match=f"{jac.__name__} requires real.*but got int") as e:
+        jac(vector_fn)(np.arange(3, dtype=np.int32))
+    # located at the user's function
+    assert f"test_jacobian.py:{inspect.getsourcelines(vector_fn)[1]}" in str(e.value)
+    with pytest.raises(TypeError, match="but got int"):
+        jac(dict_in)({"w": W, "x": np.arange(3), "b": 0.7})
+
+
+def test_allow_int_is_not_supported_yet():
+    with pytest.raises(NotImplementedError, match="allow_int"):
+        jacrev(vector_fn, allow_int=True)(np.arange(3, dtype=np.int32))
+    np.testing.assert_allclose(jacrev(vector_fn, allow_int=True)(X), jacrev(vector_fn)(X))
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_integer_output_is_a_type_error(jac):
+    with pytest.raises(TypeError, match=f"{jac.__name__} requires real-valued outputs.*int"):
+        jac(int_out)(X)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd, hessian])
+def test_bad_argnums_like_grad(jac):
+    with pytest.raises(ValueError, match="argnums"):
+        grad(two_args, argnums=2)(W, X)
+    with pytest.raises(ValueError, match="argnums"):
+        jac(two_args, argnums=2)(W, X)
+    with pytest.raises(ValueError, match="argnums"):
+        jac(two_args, argnums=(0, -3))(W, X)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd])
+def test_has_aux_needs_a_pair(jac):
+    with pytest.raises(TypeError, match="has_aux=True requires vector_fn to return a pair"):
+        jac(vector_fn, has_aux=True)(X)
+
+
+@pytest.mark.parametrize("jac", [jacrev, jacfwd, hessian])
+def test_holomorphic_not_implemented(jac):
+    with pytest.raises(NotImplementedError, match="holomorphic"):
+        jac(vector_fn, holomorphic=True)(X)

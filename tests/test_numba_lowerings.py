@@ -1,0 +1,232 @@
+"""Numba lowerings of batched matmul, einsum, tensordot, argmax/argmin(axis=...) and
+integer-array indexing (gathers and ``x.at[idx]`` scatters), against NumPy.
+
+Each compile costs Numba seconds here, so every test compiles one function that
+returns many results.
+"""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+from .test_numba_backend import _run
+
+
+@pytest.fixture
+def numba_backend():
+    astjax.config.update("astjax_jit_backend", "numba")
+    yield
+    astjax.config.update("astjax_jit_backend", "python")
+
+
+def _check(got, expected, rtol=1e-5, atol=1e-5):
+    assert len(got) == len(expected)
+    for k, (g, e) in enumerate(zip(got, expected)):
+        g, e = np.asarray(g), np.asarray(e)
+        assert g.shape == e.shape, (k, g.shape, e.shape)
+        assert g.dtype == e.dtype, (k, g.dtype, e.dtype)
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, err_msg=f"result {k}")
+
+
+_RNG = np.random.default_rng(0)
+
+
+def _normal(*shape, dtype=np.float32):
+    return _RNG.standard_normal(shape).astype(dtype)
+
+
+# --- products --------------------------------------------------------------------------------
+
+def products(a3, b2, v3, w4, a4, b4, m, n, i3, j2):
+    return (a3 @ b2,                                   # batch dims on one side: one BLAS call
+            v3 @ a3,                                   # a 1-D row vector against a batch
+            a3 @ w4,                                   # a batch against a 1-D column vector
+            a4 @ b4,                                   # batch dims (2, 1) and (5,) broadcast
+            jnp.matmul(a3, jnp.transpose(a3, (0, 2, 1))),
+            i3 @ j2,                                   # integers: a loop nest
+            jnp.einsum("ij,jk->ik", m, n),
+            jnp.einsum("ij,kj->ik", m, m),             # a transposed operand
+            jnp.einsum("bij,bkj->bki", a3, a3),        # batch, then a transposed output
+            jnp.einsum("ii->i", n[:3]),                # a diagonal
+            jnp.einsum("ii", n[:3]),                   # implicit output: the trace
+            jnp.einsum("ij", m), jnp.einsum("ji", m),  # implicit output, sorted labels
+            jnp.einsum("ij->", m),
+            jnp.einsum("...ij,jk->...ik", a4, b2),     # an ellipsis
+            jnp.einsum("i,i->", v3, v3),
+            jnp.einsum("i,j->ij", v3, w4),             # an outer product
+            jnp.einsum("ij,jk,kl->il", m, n, m),       # three operands
+            jnp.einsum("ijk,j->ik", a3, v3),
+            jnp.einsum("ij,jk->ik", i3[0], j2),        # integers
+            jnp.tensordot(a3, b2, axes=1),
+            jnp.tensordot(a3, n, axes=([2, 1], [0, 1])),
+            jnp.dot(a3, b2))
+
+
+def test_batched_matmul_einsum_tensordot_float32(numba_backend):
+    a3, b2, v3, w4 = _normal(2, 3, 4), _normal(4, 5), _normal(3), _normal(4)
+    a4, b4, m, n = _normal(2, 1, 3, 4), _normal(5, 4, 2), _normal(3, 4), _normal(4, 3)
+    i3 = _RNG.integers(-5, 5, (2, 3, 4)).astype(np.int32)
+    j2 = _RNG.integers(-5, 5, (4, 2)).astype(np.int32)
+    got, compiled = _run(products, a3, b2, v3, w4, a4, b4, m, n, i3, j2)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    expected = (np.matmul(a3, b2), np.matmul(v3, a3), np.matmul(a3, w4), np.matmul(a4, b4),
+                np.matmul(a3, a3.transpose(0, 2, 1)), np.matmul(i3, j2),
+                np.einsum("ij,jk->ik", m, n), np.einsum("ij,kj->ik", m, m),
+                np.einsum("bij,bkj->bki", a3, a3), np.einsum("ii->i", n[:3]),
+                np.einsum("ii", n[:3]), np.einsum("ij", m), np.einsum("ji", m),
+                np.einsum("ij->", m), np.einsum("...ij,jk->...ik", a4, b2),
+                np.einsum("i,i->", v3, v3), np.einsum("i,j->ij", v3, w4),
+                np.einsum("ij,jk,kl->il", m, n, m), np.einsum("ijk,j->ik", a3, v3),
+                np.einsum("ij,jk->ik", i3[0], j2), np.tensordot(a3, b2, axes=1),
+                np.tensordot(a3, n, axes=([2, 1], [0, 1])), np.dot(a3, b2))
+    # NumPy's scalars are 0-d float32 arrays here too
+    _check(got, [np.asarray(e) for e in expected])
+    assert "np.dot(" in compiled.source and "jnp." not in compiled.source
+
+
+def products64(a, b, v, m):
+    return (a @ b, v @ a, jnp.einsum("bij,bjk->bik", a, jnp.transpose(a, (0, 2, 1))),
+            jnp.einsum("ii->", m), jnp.argmax(a, axis=-1), jnp.einsum("bij,j->bi", a, b[:, 0]))
+
+
+def test_products_float64(numba_backend, x64):
+    a, b, v, m = (_normal(3, 2, 4, dtype=np.float64), _normal(4, 3, dtype=np.float64),
+                  _normal(2, dtype=np.float64), _normal(3, 3, dtype=np.float64))
+    got, compiled = _run(products64, a, b, v, m)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    expected = (a @ b, v @ a, np.einsum("bij,bjk->bik", a, a.transpose(0, 2, 1)),
+                np.asarray(np.trace(m)), np.argmax(a, axis=-1),  # int64 under x64
+                np.einsum("bij,j->bi", a, b[:, 0]))
+    _check(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_batch_dims_that_differ_raise_as_the_python_backend(numba_backend):
+    def bmm(a, b):
+        return a @ b
+    a, b = _normal(2, 3, 4), _normal(2, 4, 5)
+    jitted = astjax.jit(bmm)
+    np.testing.assert_allclose(jitted(a, b), a @ b, rtol=1e-5, atol=1e-6)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    with pytest.raises(ValueError):
+        jitted(a, _normal(3, 4, 5))  # 2 vs 3 batch: NumPy's error, from the python backend
+
+
+# --- argmax / argmin --------------------------------------------------------------------------
+
+def arg_reductions(x, xi, xb):
+    return (jnp.argmax(x, axis=1), jnp.argmin(x, axis=-1), jnp.argmax(x, axis=0, keepdims=True),
+            jnp.argmin(x, axis=-3), jnp.argmax(x[0, 0], axis=0), jnp.argmax(x, keepdims=True),
+            jnp.argmax(xi, axis=0), jnp.argmin(xi, axis=-1), jnp.argmax(xb, axis=1),
+            jnp.argmin(xb, axis=1))
+
+
+def test_argmax_argmin_with_axis(numba_backend):
+    x = _normal(3, 4, 5)
+    x[1, 2, 3] = x[1, 2, 1] = x[2, 0, 0] = x[0, 3, 4] = np.nan  # the first NaN wins
+    x[0, 1, :] = 7.0                                            # ties: the first wins
+    xi = np.array([[3, 1, 3], [3, 7, 0], [-2, 7, -2]], np.int32)
+    xb = np.array([[False, True, True], [False, False, False], [True, True, False]])
+    got, compiled = _run(arg_reductions, x, xi, xb)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    expected = (np.argmax(x, axis=1), np.argmin(x, axis=-1), np.argmax(x, axis=0, keepdims=True),
+                np.argmin(x, axis=-3), np.argmax(x[0, 0], axis=0), np.argmax(x, keepdims=True),
+                np.argmax(xi, axis=0), np.argmin(xi, axis=-1), np.argmax(xb, axis=1),
+                np.argmin(xb, axis=1))
+    _check(got, [np.asarray(e).astype(np.int32) for e in expected], 0, 0)  # JAX: int32
+
+
+# --- gathers and scatters ---------------------------------------------------------------------
+
+def gathers(x, idx, idx2, k):
+    return (x[idx], x[:, idx], x[idx, 1], x[1, :, idx2], x[idx2, :, idx2], x[..., idx],
+            x[idx, k], x[None, idx], x[idx2[:, None], idx], x[1:, idx, ::2], x[idx, -1, 1:],
+            x[idx2[:2, None], :, idx])
+
+
+def test_gather(numba_backend):
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    idx = np.array([0, -1, 1, -2, 1], np.int32)
+    idx2 = np.array([1, 0, -1], np.int32)
+    got, compiled = _run(gathers, x, idx, idx2, -2)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    expected = (x[idx], x[:, idx], x[idx, 1], x[1, :, idx2], x[idx2, :, idx2], x[..., idx],
+                x[idx, -2], x[None, idx], x[idx2[:, None], idx], x[1:, idx, ::2],
+                x[idx, -1, 1:], x[idx2[:2, None], :, idx])
+    _check(got, expected, 0, 0)
+
+
+def test_gather_out_of_bounds_raises_as_the_python_backend(numba_backend):
+    def take(x, idx):
+        return x[:, idx]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got, compiled = _run(take, x, np.array([2, -3], np.int32))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_array_equal(got, x[:, [2, -3]])
+    jitted = astjax.jit(take)
+    with pytest.raises(IndexError):
+        jitted(x, np.array([0, 3], np.int32))
+    with pytest.raises(IndexError):
+        jitted(x, np.array([-4], np.int32))
+
+
+def scatters(x, idx, v):
+    return (x.at[idx].add(v), x.at[idx, 1].add(1.0), x.at[:, idx].set(5.0),
+            x.at[idx].max(v), x.at[idx].multiply(2.0), x.at[idx].subtract(v))
+
+
+def test_scatter_with_repeated_indices(numba_backend):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    idx = np.array([0, -1, 2, 0], np.int32)
+    v = np.arange(3, dtype=np.float32)
+    got, compiled = _run(scatters, x, idx, v)
+    assert compiled.backend == "numba", compiled.fallback_reason
+
+    def at(ufunc, index, values):
+        out = x.copy()
+        ufunc.at(out, index, values)
+        return out
+    set_ = x.copy()
+    set_[:, idx] = 5.0
+    expected = (at(np.add, idx, v), at(np.add, (idx, 1), 1.0), set_, at(np.maximum, idx, v),
+                at(np.multiply, idx, 2.0), at(np.subtract, idx, v))
+    _check(got, expected, 1e-6, 1e-6)
+
+
+# --- jit(grad(...)) through the new lowerings ---------------------------------------------------
+
+def contractions_loss(a, b, m, idx):
+    return (jnp.sum(jnp.tanh(jnp.einsum("bij,jk->bik", a, b)))
+            + jnp.sum(jnp.einsum("ii,ij->j", m, m) ** 2)  # a diagonal
+            + jnp.sum(jnp.einsum("ij,jk->i", m, b[:3]) ** 2)  # k summed in one operand
+            + jnp.sum(jnp.sin(a @ b[None]))
+            + jnp.sum(jnp.cos(m[idx] * 2.0)) + jnp.sum(m[:, idx[:2]] ** 2))
+
+
+def test_jit_grad_through_einsum_matmul_and_gather(numba_backend):
+    a, b, m = _normal(2, 3, 4), _normal(4, 5), _normal(3, 3)
+    idx = np.array([0, -1, 2, 0], np.int32)
+    grad = astjax.grad(contractions_loss, argnums=(0, 1, 2))
+    got, compiled = _run(grad, a, b, m, idx)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    astjax.config.update("astjax_jit_backend", "python")
+    expected = astjax.jit(grad)(a, b, m, idx)
+    _check(got, expected, 1e-5, 1e-5)
+    # and the python backend's against central differences of the loss, in float64
+    x64 = [np.asarray(t, np.float64) for t in (a, b, m)]
+    for k, x in enumerate(x64):
+        direction = _RNG.standard_normal(x.shape)
+        eps = 1e-3
+        plus = [t + eps * direction if j == k else t for j, t in enumerate(x64)]
+        minus = [t - eps * direction if j == k else t for j, t in enumerate(x64)]
+        fd = (float(_loss64(*plus, idx)) - float(_loss64(*minus, idx))) / (2 * eps)
+        assert np.isclose(float(np.sum(np.asarray(expected[k]) * direction)), fd, rtol=1e-2,
+                          atol=1e-2)
+
+
+def _loss64(a, b, m, idx):
+    return (np.sum(np.tanh(np.einsum("bij,jk->bik", a, b)))
+            + np.sum(np.einsum("ii,ij->j", m, m) ** 2)
+            + np.sum(np.einsum("ij,jk->i", m, b[:3]) ** 2) + np.sum(np.sin(a @ b[None]))
+            + np.sum(np.cos(m[idx] * 2.0)) + np.sum(m[:, idx[:2]] ** 2))
