@@ -197,7 +197,17 @@ def array_loop(x):
     return jnp.sum(x * x)
 
 
+def nested_scalar_loops(x):
+    for i in range(4):
+        x = jnp.sin(x) * 1.1  # the outer body and the inner loop push x's tape
+        for j in range(3):
+            x = x * jnp.cos(x)
+        x = x + 0.1 * jnp.sin(x)
+    return x
+
+
 @pytest.mark.parametrize("fn,make_args", [
+    (nested_scalar_loops, lambda rng: (np.float32(0.7),)),
     (mlp_loss, lambda rng: ((rng.normal(size=(6, 5)).astype(np.float32),
                              np.zeros(5, np.float32),
                              rng.normal(size=(5, 3)).astype(np.float32),

@@ -230,3 +230,20 @@ def _loss64(a, b, m, idx):
             + np.sum(np.einsum("ii,ij->j", m, m) ** 2)
             + np.sum(np.einsum("ij,jk->i", m, b[:3]) ** 2) + np.sum(np.sin(a @ b[None]))
             + np.sum(np.cos(m[idx] * 2.0)) + np.sum(m[:, idx[:2]] ** 2))
+
+
+# --- joins of a tuple held in a variable, reshapes of a 0-d value ----------------------------
+
+def joins(x, s):
+    parts = (x, x * 2.0, jnp.sin(x))  # a variable: the lowering indexes it
+    return (jnp.concatenate(parts), jnp.stack(parts, axis=1), jnp.ravel(s),
+            jnp.reshape(s, (1, -1)))
+
+
+def test_joins_and_scalar_reshapes(numba_backend):
+    x, s = _normal(3), np.float32(2.0)
+    got, compiled = _run(joins, x, s)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    parts = (x, x * np.float32(2.0), np.sin(x))
+    _check(got, (np.concatenate(parts), np.stack(parts, axis=1), np.ravel(s),
+                 np.reshape(s, (1, -1))))

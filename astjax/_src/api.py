@@ -292,7 +292,7 @@ class Jitted(Transformed):
         super().__init__(fun, static_argnums, static_argnames, donate_argnums)
         self.parallel = parallel  # None: config.astjax_parallel
         plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in self.signature.parameters.values())
-        # key -> (config generation, FastCall): calls on plain arguments skip typing
+        # key -> (config generation, fast_call): calls on plain arguments skip typing
         self.fast = {} if plain and not self.static and not self.donate_argnums else None
         self.n_params = len(self.signature.parameters)
 
@@ -308,7 +308,7 @@ class Jitted(Transformed):
             key = fastcall.key(args)
             if key is not None:
                 hit = self.fast.get(key)
-                if hit is not None and hit[0] == _GENERATION[0] and fastcall.allowed(args):
+                if hit is not None and hit[0] == _GENERATION[0] and fastcall.allowed():
                     out = hit[1](args)
                     if out is not None:
                         return out
@@ -316,7 +316,7 @@ class Jitted(Transformed):
         out = compiled.run(values, self.donate_argnums)
         if key is not None and compiled.backend == "numba" and not compiled.first_call \
                 and fastcall.applies(compiled):
-            self.fast[key] = (_GENERATION[0], fastcall.FastCall(compiled, key))
+            self.fast[key] = (_GENERATION[0], fastcall.fast_call(compiled, key))
         return out
 
 

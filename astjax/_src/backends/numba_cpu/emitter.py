@@ -144,6 +144,7 @@ class NumbaEmitter(PythonEmitter):
                                                     if id(s) in self.reusable})
         self.tapes = {name: (dtype, self.names.fresh(f"{name}_n"))
                       for name, dtype in _scalar_tapes(spec.fdef).items()}
+        self.reserved = set()  # pushes that reserve_tapes made room for
         self.kernels = []
         out = super().function(spec)
         return [line for kernel in self.kernels for line in kernel + ["", ""]] + out
@@ -250,14 +251,19 @@ class NumbaEmitter(PythonEmitter):
     def reserve_tapes(self, loop, depth):
         """Room, before a ``for`` loop, for what its body pushes on each trip: the trip
         count is known at loop entry, so the pushes never grow a tape."""
-        pushes = {}
+        pushes, top = {}, []
         for s in loop.body:
-            if isinstance(s, gast.Expr) and anno.get(s.value, "list_append") \
-                    and s.value.func.value.id in self.tapes:
+            if self._push(s):
                 tape = s.value.func.value.id
                 pushes[tape] = pushes.get(tape, 0) + 1
+                top.append(s)
         if not pushes:
             return []
+        nested = {n.value.func.value.id for s in loop.body if not self._push(s)
+                  for n in gast.walk(s) if self._push(n)}
+        # pushes of a tape only this body's top level pushes fit the room made here: no
+        # check each trip (a nested loop's pushes would use up some of it)
+        self.reserved.update(id(s) for s in top if s.value.func.value.id not in nested)
         trips = f"len(range({', '.join(self.atom(a) for a in loop.iter.args)}))"
         lines = []
         for tape, k in pushes.items():
@@ -266,6 +272,10 @@ class NumbaEmitter(PythonEmitter):
             lines += [f"if {needed} > {tape}.shape[0]:",
                       _INDENT + f"{tape} = _rt.grow({tape}, {needed})"]
         return [_INDENT * depth + line for line in lines]
+
+    def _push(self, s):
+        return isinstance(s, gast.Expr) and anno.get(s.value, "list_append") \
+            and s.value.func.value.id in self.tapes
 
     def tape_statement(self, s):
         """A list of scalars that is only appended to and popped (a reverse-mode tape) is an
@@ -284,8 +294,9 @@ class NumbaEmitter(PythonEmitter):
                 and s.value.func.value.id in self.tapes:
             tape = s.value.func.value.id
             count = self.tapes[tape][1]
-            return [f"if {count} == {tape}.shape[0]:", _INDENT + f"{tape} = _rt.grow({tape})",
-                    f"{tape}[{count}] = {self.atom(s.value.args[0])}", f"{count} += 1"]
+            grow = [] if id(s) in self.reserved else [
+                f"if {count} == {tape}.shape[0]:", _INDENT + f"{tape} = _rt.grow({tape})"]
+            return grow + [f"{tape}[{count}] = {self.atom(s.value.args[0])}", f"{count} += 1"]
         return None
 
     # --- values ------------------------------------------------------------------------------

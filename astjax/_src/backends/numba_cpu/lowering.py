@@ -112,8 +112,8 @@ def _transpose(c):
 def _reshaped(c, a, a_type, shape_text):
     if c.out.ndim == 0:
         return c.assign(a if a_type.ndim == 0 else f"{a}.ravel()[0]")
-    if a_type.ndim == 0:
-        return c.assign(f"np.full({shape_text}, {a})")
+    if a_type.ndim == 0:  # one element: every dim of the result is 1 (shape_text may hold -1)
+        return c.assign(f"np.full({tuple_source(['1'] * c.out.ndim)}, {a})")
     return c.assign(f"np.ascontiguousarray({a}).reshape({shape_text})")
 
 
@@ -330,11 +330,18 @@ def _at(c):
 @lowering("concatenate", "stack")
 def _join(c):
     arrays = c.operands["arrays"]
-    if not isinstance(arrays, tuple) or any(_ndim(anno.get(v, "type")) == 0 for v in arrays):
-        raise Unsupported(f"{c.op.name} of these operands")
+    if isinstance(arrays, tuple):  # a tuple display
+        items = [(c.emitter.atom(v), anno.get(v, "type")) for v in arrays]
+    elif isinstance(anno.get(arrays, "type"), SequenceType):  # a tuple held in a variable
+        seq = c.emitter.atom(arrays)
+        items = [(f"{seq}[{k}]", t) for k, t in enumerate(anno.get(arrays, "type").elts)]
+    else:
+        raise Unsupported(f"{c.op.name} of {anno.get(arrays, 'type')}")
+    if any(_ndim(t) == 0 for _, t in items):
+        raise Unsupported(f"{c.op.name} of 0-d arrays")
     dtype = np.dtype(c.out.dtype)
-    parts = [c.emitter.atom(v) if as_array_type(anno.get(v, "type")).dtype == dtype
-             else f"{c.emitter.atom(v)}.astype(np.{dtype.name})" for v in arrays]
+    parts = [text if as_array_type(t).dtype == dtype else f"{text}.astype(np.{dtype.name})"
+             for text, t in items]
     axis = c.param("axis", 0)
     return c.assign(f"np.{c.op.name}({tuple_source(parts)}, axis={axis})")
 
