@@ -63,3 +63,8 @@ def runtime_broadcast(x, y):
 
 def list_index(x):
     return x[[0, -1]]  # MARK list-index
+
+
+def bad_product(a, b):
+    c = a * 2.0
+    return c @ b  # MARK product

@@ -78,3 +78,16 @@ def test_runtime_error_in_generated_code_names_user_line():
         astjax.jit(B.runtime_broadcast)(np.ones(3, np.float32), np.ones(4, np.float32))
     assert f"bad_programs.py:{mark_line('runtime')}" in str(info.value)
     assert "return z + y" in str(info.value)
+
+
+def test_an_error_in_numba_code_names_the_users_line():
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    try:
+        f = astjax.jit(B.bad_product)
+        for _ in range(2):  # the first call compiles; the second takes the fast path
+            with pytest.raises(ValueError) as info:
+                f(np.ones((3, 4), np.float32), np.ones((5, 2), np.float32))
+            assert f"bad_programs.py:{mark_line('product')}" in str(info.value)
+    finally:
+        astjax.config.update("astjax_jit_backend", before)

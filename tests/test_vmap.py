@@ -266,7 +266,8 @@ SAMPLES = _elementwise_samples() + [
 ]
 
 # ops whose operands are only sizes (nothing to batch): used inside a batched function
-NO_OPERANDS = {"zeros", "ones", "empty", "arange", "eye", "identity", "tri"}
+NO_OPERANDS = {"zeros", "ones", "empty", "arange", "eye", "identity", "tri",
+               "same_batch_size"}
 
 
 def _module():

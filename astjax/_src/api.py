@@ -61,6 +61,23 @@ class Compiled:
 
     def _build(self, backend):
         start = time.perf_counter()
+        from .backends import source_cache
+        cache, why_not = source_cache.open_for(self.target, self.arg_types, backend)
+        hit = cache.lookup() if cache is not None else None
+        if hit is not None:
+            try:
+                self._load(backend, hit.source, hit.spec_name, hit.namespace, hit.line_map)
+            except Exception as e:  # an entry that does not load: generate it again
+                hit, cache.miss_reason = None, f"cannot load the entry: {e}"
+        if hit is not None:
+            self.source, self.name, self.out_type = hit.source, hit.name, hit.out_type
+            dump("emit", hit.name, self.source)
+            profiling.record_instant(f"source cache hit {self.name}", "cache")
+            if config.log_compiles:
+                print(f"astjax: source cache hit for {backend} code of {self.name}"
+                      f"({', '.join(map(str, self.arg_types))}) in "
+                      f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
+            return
         program = Program()
         fn = self.target.function_for(self.arg_types, program)
         spec = program.specialize(fn, self.arg_types)
@@ -69,33 +86,56 @@ class Compiled:
             params = [a.id for a in spec.fdef.args.args]
             donated = [params[i] for i in getattr(self.target, "donate_argnums", ())
                        if i < len(params)]
-            parallel = getattr(self.target, "parallel", None)
-            self.parallel = config.astjax_parallel if parallel is None else bool(parallel)
-            emitter = NumbaEmitter(program, spec, donated, self.parallel)
+            emitter = NumbaEmitter(program, spec, donated, self._parallel())
         else:
             emitter = PythonEmitter(program)
         self.source = emitter.module_source()
         dump("emit", fn.__qualname__, self.source)
         namespace = {name: value for name, value, _ in program.captured.values()}
-        namespace["__astjax_line_map__"] = emitter.line_map
         namespace.update({name: value for name, value in program.statics.values()})
-        source = self.source
-        if backend == "numba":
-            from .backends.numba_cpu import boundary
-            namespace = boundary.module_namespace(namespace)
-            source += boundary.key_comment(namespace)
-        module = load_module(source, spec.name, namespace)
-        self.entry = getattr(module, spec.name)
-        if backend == "numba" and self.parallel:
-            self.entry = boundary.one_parallel_call_at_a_time(self.entry)
-        self.backend = backend
+        self._load(backend, self.source, spec.name, namespace, emitter.line_map)
         self.name = fn.__qualname__
         self.out_type = spec.return_type
-        self.first_call = backend == "numba"
+        if cache is not None:
+            try:
+                cache.store(program, self.source, spec.name, self.name, self.out_type,
+                            emitter.line_map)
+            except source_cache.Uncacheable as e:
+                source_cache.STATS["uncacheable"] += 1
+                why_not = str(e)
+            except Exception as e:  # a full disk, say: the cache is only an optimization
+                why_not = f"cannot write the entry: {type(e).__name__}: {e}"
         if config.log_compiles:
             print(f"astjax: generated {backend} code for {self.name}"
                   f"({', '.join(map(str, self.arg_types))}) in "
                   f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
+            if why_not is not None and source_cache.enabled():
+                print(f"astjax: source cache: not caching {self.name}: {why_not}",
+                      file=sys.stderr)
+            elif cache is not None and cache.miss_reason is not None:
+                print(f"astjax: source cache miss for {self.name}: {cache.miss_reason}",
+                      file=sys.stderr)
+
+    def _parallel(self):
+        parallel = getattr(self.target, "parallel", None)
+        self.parallel = config.astjax_parallel if parallel is None else bool(parallel)
+        return self.parallel
+
+    def _load(self, backend, source, entry_name, namespace, line_map):
+        """Import generated ``source`` with ``namespace`` (captured values, constants)."""
+        namespace = dict(namespace)
+        namespace["__astjax_line_map__"] = line_map
+        if backend == "numba":
+            from .backends.numba_cpu import boundary
+            self._parallel()
+            namespace = boundary.module_namespace(namespace)
+            source += boundary.key_comment(namespace)
+        module = load_module(source, entry_name, namespace)
+        self.entry = getattr(module, entry_name)
+        if backend == "numba" and self.parallel:
+            self.entry = boundary.one_parallel_call_at_a_time(self.entry)
+        self.backend = backend
+        self.first_call = backend == "numba"
 
     def _fall_back(self, reason):
         self.fallback_reason = reason
@@ -117,8 +157,9 @@ class Compiled:
                       if not isinstance(t, Static)]
             if self.first_call:
                 return self._first_numba_call(values, inputs, device, donate_argnums)
-            return dispatch.execute(self._numba_or_python(values), inputs, self.out_type,
-                                    device=device, name=label, wrap=_wrap_either,
+            entry = self._numba_or_python(values, bool(donate_argnums))
+            return dispatch.execute(entry, inputs, self.out_type, device=device, name=label,
+                                    wrap=_wrap_either,
                                     nan_origin=self._nan_origin(values, donate_argnums))
         origin = self._nan_origin(values, donate_argnums)
         inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
@@ -144,18 +185,25 @@ class Compiled:
             return None
         return origin
 
-    def _numba_or_python(self, values):
+    def _numba_or_python(self, values, donated=False):
         """The Numba entry; where sizes differ at run time (a size-1 dim the types did not
-        know), the python backend runs the call with NumPy's broadcasting instead."""
-        from .backends.numba_cpu.runtime import RuntimeBroadcast
+        know), the python backend runs the call with NumPy's broadcasting instead. An error
+        raised in Numba code (say np.dot's "incompatible array sizes") reruns there too, so
+        it names the user's line (not when a donated buffer may have been written)."""
+        from .backends.numba_cpu.runtime import BroadcastAfterDonation, RuntimeBroadcast
 
         def call(*inputs):
             try:
                 return "numba", self.entry(*inputs)
             except RuntimeBroadcast:
-                twin = self.python_twin()
-                return "python", twin._call_python(*dispatch.convert_inputs(values,
-                                                                            self.arg_types))
+                pass
+            except BroadcastAfterDonation:
+                raise
+            except (ValueError, IndexError, ArithmeticError):
+                if donated:
+                    raise
+            twin = self.python_twin()
+            return "python", twin._call_python(*dispatch.convert_inputs(values, self.arg_types))
         return call
 
     def python_twin(self):
@@ -179,7 +227,7 @@ class Compiled:
         start = time.perf_counter()
         with profiling.trace_event(f"numba compile {self.name}", "compile"):
             try:
-                kind, out = self._numba_or_python(values)(*inputs)
+                kind, out = self._numba_or_python(values, bool(donate_argnums))(*inputs)
             except numba.core.errors.NumbaError as e:
                 from .backends.numba_cpu.boundary import numba_failure
                 self._fall_back(numba_failure(e, self.entry))

@@ -36,6 +36,7 @@ from ..ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, S
                         TreeType)
 from ..ops.registry import REGISTRY
 from . import batched as bt_
+from . import sizes as _sizes  # noqa: F401  (registers same_batch_size before OPS below)
 from .batched import any_, children, full, join, norm, rank, unwrap
 
 OPS = pytypes.SimpleNamespace(**REGISTRY)  # generated code calls ops as _jnp.<name>
@@ -307,10 +308,18 @@ class Batcher:
             if not self.changed:
                 break
         lines = []
-        if self.need_batch_size:
-            size = f"{self.first_batched_leaf()}.shape[0]" if self.size is None \
-                else str(self.size)
-            lines.append((0, f"{self.batch_size_name} = {size}", self.fdef.lineno))
+        leaves = self.batched_leaves()
+        sizes = ([] if self.size is None else [str(self.size)]) + \
+            [f"{leaf}.shape[0]" for leaf in leaves]
+        if len(sizes) > 1:  # checked when the call runs: eagerly, api.py did it already
+            message = ("vmap got inconsistent sizes for array axes to be mapped: "
+                       + (f"axis_size is {self.size}; " if self.size is not None else "")
+                       + "the mapped axes of " + ", ".join(leaves) + " differ in size")
+            check = self.call("same_batch_size", {"sizes": "(" + ", ".join(sizes) + ",)"},
+                              {"message": repr(message)})
+            lines.append((0, f"{self.batch_size_name} = {check}", self.fdef.lineno))
+        elif self.need_batch_size:
+            lines.append((0, f"{self.batch_size_name} = {sizes[0]}", self.fdef.lineno))
         lines += body.lines
         self.finish(fn, f"{self.spec.name}_batched", lines)
 
@@ -329,12 +338,11 @@ class Batcher:
         fn.__globals__.update(self.namespace)
         fn.set_body(fdef)
 
-    def first_batched_leaf(self):
-        for p, t, b in zip(self.params, self.spec.arg_types, self.arg_bt):
-            for path, _, batched in bt_.leaves(t, b):
-                if batched:
-                    return self.path_text(p, t, path)
-        raise AssertionError("a batched function needs a batched argument")
+    def batched_leaves(self):
+        """Source of every batched array leaf of the arguments (batch axis first)."""
+        return [self.path_text(p, t, path)
+                for p, t, b in zip(self.params, self.spec.arg_types, self.arg_bt)
+                for path, _, batched in bt_.leaves(t, b) if batched]
 
     def path_text(self, text, t, path):
         """Source for the part of ``text`` (of type ``t``) at ``path``."""

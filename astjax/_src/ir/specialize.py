@@ -38,6 +38,7 @@ class Program:
         self.names = set()
         self.captured = {}       # id(value) -> (name, value, type)
         self.statics = {}        # id(value) -> (name, value) for objects without a literal
+        self.resolved = []       # (parsed, name, chain, value) per resolve(): source_cache.py
         self.entry = None
 
     # --- specialization --------------------------------------------------------------------
@@ -111,6 +112,7 @@ class Program:
                 raise parsed.error(node, f"{name}.{'.'.join(reversed(chain))}: "
                                    f"{type(value).__name__} has no attribute {attr!r}",
                                    TypeCheckError) from None
+        self.resolved.append((parsed, name, tuple(reversed(chain)), value))
         return value
 
     def capture(self, parsed, node, value):

@@ -15,7 +15,6 @@ from ...runtime.array import Array
 from ...runtime.devices import default_device
 from ...runtime.dispatch import flags, new_array
 from .boundary import to_numba, wrap_output
-from .runtime import RuntimeBroadcast
 
 _SCALARS = {float: np.dtype(np.float32), int: np.dtype(np.int32), bool: np.dtype(np.bool_)}
 _NUMPY_SCALARS = {np.dtype(code).type for code in "?bBhHiIlLqQefdFD"}  # np.float32(1.5), ...
@@ -103,8 +102,8 @@ def fast_call(compiled, key):
         def call(args):  # one argument, one array: the usual small call, inlined
             try:
                 out = entry(convert(args[0]))
-            except RuntimeBroadcast:
-                return None
+            except (ValueError, IndexError, ArithmeticError):
+                return None  # RuntimeBroadcast, or an error: the full path reruns in Python
             if type(out) is np.ndarray and out.dtype is dtype:
                 return new_array(out, weak)
             return wrap(out)
@@ -113,8 +112,8 @@ def fast_call(compiled, key):
     def call(args):
         try:
             out = entry(*[convert(a) for convert, a in zip(converters, args)])
-        except RuntimeBroadcast:
-            return None
+        except (ValueError, IndexError, ArithmeticError):
+            return None  # RuntimeBroadcast, or an error: the full path reruns in Python
         return wrap(out)
     return call
 

@@ -277,6 +277,17 @@ def _eye(c):
             f"{c.target} = {out}"]
 
 
+@lowering("same_batch_size")
+def _same_batch_size(c):
+    """vmap's size check (batching/sizes.py): a raise the python rerun then locates."""
+    sizes = c.operands["sizes"]
+    sizes = [c.emitter.atom(v) for v in sizes] if isinstance(sizes, tuple) else \
+        [f"{c.emitter.atom(sizes)}[{k}]" for k in range(len(c.type("sizes").elts))]
+    lines = [line for size in sizes[1:] for line in (
+        f"if {size} != {sizes[0]}:", _INDENT + f"raise ValueError({c.param('message')!r})")]
+    return lines + [f"{c.target} = {sizes[0]}"]
+
+
 @lowering("arange")
 def _arange(c):
     args = [c.param_text(n) for n in ("start", "stop", "step")]

@@ -264,6 +264,9 @@ def _prune_decided_branches(fdef):
                 setattr(n, field, pruned(stmts) or [gast.Pass()])
 
 
+EFFECTFUL = {"same_batch_size"}  # ops kept for what they check, read or not
+
+
 def remove_dead_stores(fdef):
     """Drop assignments of pure values (names, constants, tuples, reads, op results) nobody
     reads, and those overwritten later in the same block before any read. Reads are
@@ -277,7 +280,8 @@ def remove_dead_stores(fdef):
     defs = {}  # ops are pure: an unread result (a cotangent nobody asked for) can go
     for s in gast.walk(fdef):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
-                isinstance(s.value, pure) or anno.get(s.value, "op") is not None):
+                isinstance(s.value, pure) or anno.get(s.value, "op") is not None) \
+                and getattr(anno.get(s.value, "op"), "name", None) not in EFFECTFUL:
             defs.setdefault(s.targets[0].id, []).append(s)
     unread = [name for name in defs if not reads.get(name)]
     dead, uncounted = set(), set()

@@ -1,0 +1,209 @@
+"""The persistent cache of generated source (backends/source_cache.py), across processes.
+
+Each test runs fresh interpreters on a cache directory of its own and checks that a
+second process reuses the entry, and that every change that alters what would be
+generated (the user's files, captured values, closure cells, config) misses instead.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_DRIVER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {here!r})
+    import numpy as np
+    import astjax
+    from astjax._src.backends import source_cache
+    astjax.config.update("log_compiles", True)
+    {setup}
+    out = astjax.jit(f)(np.arange(4, dtype=np.float32))
+    print(json.dumps({{"out": np.asarray(out).tolist(), "stats": source_cache.STATS}}))
+""")
+
+USERMOD = """
+import os
+import numpy as np
+import astjax.numpy as jnp
+from helpers import scale
+
+W = np.loadtxt(os.path.join(os.path.dirname(__file__), "w.txt"), dtype=np.float32)
+
+
+def f(x):
+    return scale(jnp.sin(x) * W) + 1.0
+
+
+class Cfg:
+    @property
+    def scale(self):  # a fresh float on every read, from a file the source does not show
+        with open(os.path.join(os.path.dirname(__file__), "scale.txt")) as f:
+            return float(f.read())
+
+
+cfg = Cfg()
+
+
+def h(x):
+    return x * cfg.scale
+
+
+def make(s):
+    def g(x):
+        return x * s
+    return g
+"""
+
+HELPERS = """
+def scale(x):
+    return x * 2.0
+"""
+
+
+def _project(tmp_path, w=(1.0, 2.0, 3.0, 4.0)):
+    (tmp_path / "usermod.py").write_text(USERMOD)
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "w.txt").write_text("\n".join(map(str, w)))
+    (tmp_path / "scale.txt").write_text("2.5")
+
+
+def _run(tmp_path, setup="from usermod import f", backend="python", **env):
+    full = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path / "cache"),
+                NUMBA_CACHE_DIR=str(tmp_path / "cache"), ASTJAX_JIT_BACKEND=backend,
+                PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=ROOT, **env)
+    full.pop("JAX_ENABLE_X64", None) if "JAX_ENABLE_X64" not in env else None
+    code = _DRIVER.format(here=str(tmp_path), setup=setup)
+    proc = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True,
+                          text=True, cwd=str(tmp_path), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["log"] = proc.stderr
+    return result
+
+
+def _expected(w, k=2.0):
+    import numpy as np
+    x = np.arange(4, dtype=np.float32)
+    return ((np.sin(x) * np.asarray(w, np.float32)) * np.float32(k) + 1.0).tolist()
+
+
+def test_second_process_hits_and_agrees(tmp_path):
+    _project(tmp_path)
+    first = _run(tmp_path)
+    assert first["stats"]["stores"] == 1 and first["stats"]["hits"] == 0, first["log"]
+    second = _run(tmp_path)
+    assert second["stats"]["hits"] == 1, second["log"]
+    assert "source cache hit" in second["log"]
+    assert second["out"] == first["out"]
+    assert first["out"] == pytest.approx(_expected((1, 2, 3, 4)), rel=1e-6)
+    gen = tmp_path / "cache" / "gen"
+    assert oct(os.stat(gen).st_mode & 0o777) == "0o700"
+    off = _run(tmp_path, ASTJAX_SOURCE_CACHE="0")
+    assert off["stats"]["hits"] == 0 and off["stats"]["stores"] == 0
+    assert off["out"] == first["out"]
+
+
+def test_editing_the_users_file_misses(tmp_path):
+    _project(tmp_path)
+    _run(tmp_path)
+    (tmp_path / "usermod.py").write_text(USERMOD.replace("+ 1.0", "+ 5.0"))
+    again = _run(tmp_path)
+    assert again["stats"]["hits"] == 0 and again["stats"]["stores"] == 1, again["log"]
+    assert again["out"] == pytest.approx([v + 4.0 for v in _expected((1, 2, 3, 4))], rel=1e-6)
+    assert _run(tmp_path)["stats"]["hits"] == 1
+
+
+def test_changed_captured_array_misses_and_new_values_are_used(tmp_path):
+    _project(tmp_path)
+    _run(tmp_path)
+    _project(tmp_path, w=(4.0, 3.0, 2.0, 1.0))  # same source, other contents of W
+    again = _run(tmp_path)
+    assert again["stats"]["hits"] == 0, again["log"]
+    assert again["out"] == pytest.approx(_expected((4, 3, 2, 1)), rel=1e-6)
+    third = _run(tmp_path)
+    assert third["stats"]["hits"] == 1 and third["out"] == again["out"]
+
+
+def test_changed_callee_in_another_file_misses(tmp_path):
+    _project(tmp_path)
+    _run(tmp_path)
+    (tmp_path / "helpers.py").write_text(HELPERS.replace("2.0", "3.0"))
+    again = _run(tmp_path)
+    assert again["stats"]["hits"] == 0, again["log"]
+    assert again["out"] == pytest.approx(_expected((1, 2, 3, 4), 3.0), rel=1e-6)
+
+
+def test_changed_closure_cell_misses(tmp_path):
+    _project(tmp_path)
+    first = _run(tmp_path, setup="from usermod import make; f = make(2.0)")
+    second = _run(tmp_path, setup="from usermod import make; f = make(3.0)")
+    assert second["stats"]["hits"] == 0, second["log"]
+    assert second["out"] == [0.0, 3.0, 6.0, 9.0] and first["out"] == [0.0, 2.0, 4.0, 6.0]
+    assert _run(tmp_path, setup="from usermod import make; f = make(3.0)")["stats"]["hits"] == 1
+
+
+def test_changed_attribute_value_misses(tmp_path):
+    _project(tmp_path)
+    first = _run(tmp_path, setup="from usermod import h as f")
+    assert first["out"] == [0.0, 2.5, 5.0, 7.5] and first["stats"]["stores"] == 1
+    assert _run(tmp_path, setup="from usermod import h as f")["stats"]["hits"] == 1
+    (tmp_path / "scale.txt").write_text("4.0")
+    again = _run(tmp_path, setup="from usermod import h as f")
+    assert again["stats"]["hits"] == 0 and again["out"] == [0.0, 4.0, 8.0, 12.0]
+
+
+def test_changed_config_misses(tmp_path):
+    _project(tmp_path)
+    _run(tmp_path)
+    x64 = _run(tmp_path, JAX_ENABLE_X64="1")
+    assert x64["stats"]["hits"] == 0 and x64["stats"]["stores"] == 1, x64["log"]
+    assert _run(tmp_path, JAX_ENABLE_X64="1")["stats"]["hits"] == 1
+    assert _run(tmp_path)["stats"]["hits"] == 1  # the float32 entry is still there
+
+
+def test_corrupt_entry_is_a_miss_then_rewritten(tmp_path):
+    _project(tmp_path)
+    first = _run(tmp_path)
+    (entry,) = (tmp_path / "cache" / "gen").glob("*.pkl")
+    data = entry.read_bytes()
+    entry.write_bytes(data[:len(data) // 2])  # truncated
+    again = _run(tmp_path)
+    assert again["stats"]["corrupt"] == 1 and again["stats"]["stores"] == 1, again["log"]
+    assert again["out"] == first["out"]
+    entry.write_bytes(b"garbage")
+    assert _run(tmp_path)["stats"]["corrupt"] == 1
+    assert _run(tmp_path)["stats"]["hits"] == 1
+
+
+def test_exec_function_is_never_cached(tmp_path):
+    _project(tmp_path)
+    setup = textwrap.dedent("""
+        import linecache
+        src = "import astjax.numpy as jnp\\ndef f(x):\\n    return jnp.cos(x) + 2.0\\n"
+        linecache.cache["<astjax-test>"] = (len(src), None, src.splitlines(True), "<astjax-test>")
+        ns = {}
+        exec(compile(src, "<astjax-test>", "exec"), ns)
+        f = ns["f"]
+    """).strip()
+    for _ in range(2):
+        out = _run(tmp_path, setup=setup)
+        assert out["stats"]["hits"] == 0 and out["stats"]["stores"] == 0, out["log"]
+        assert "not caching" in out["log"]
+        assert out["out"] == pytest.approx([2.0 + __import__("math").cos(i) for i in range(4)],
+                                           rel=1e-6)
+
+
+def test_numba_backend_hits(tmp_path):
+    _project(tmp_path)
+    first = _run(tmp_path, backend="numba")
+    assert first["stats"]["stores"] == 1, first["log"]
+    second = _run(tmp_path, backend="numba")
+    assert second["stats"]["hits"] == 1, second["log"]
+    assert "source cache hit for numba code" in second["log"]
+    assert second["out"] == first["out"]
+    assert first["out"] == pytest.approx(_expected((1, 2, 3, 4)), rel=1e-5)
