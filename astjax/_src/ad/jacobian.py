@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes
 from ..api import Jitted
 from ..ir.types import ArrayType, Static
+from ..lax.common import rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
 from .reverse import vjp_function
 
@@ -19,25 +20,14 @@ def _tree_source(t, expr, leaf, constant=None):
     """Source text of a value shaped like type ``t`` (the value of ``expr``): ``leaf(expr,
     type)`` at each array leaf, tuples, lists and dicts around them, None elsewhere. A Python
     number (a constant output) is a leaf ``jnp.asarray(expr)``, or ``constant(expr, type)``."""
-    from ..ir.types import SequenceType, TreeType
-    if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
-        if constant is not None:
-            return constant(expr, _dynamic(t))
-        return leaf(f"jnp.asarray({expr})", _dynamic(t))
-    if isinstance(t, ArrayType):
-        return leaf(expr, t)
-    if isinstance(t, SequenceType):
-        parts = [_tree_source(e, f"{expr}[{k}]", leaf, constant) for k, e in enumerate(t.elts)]
-        if t.kind == "list":
-            return "[" + ", ".join(parts) + "]"
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    if isinstance(t, TreeType):
-        if t.node_type is not dict:
-            raise NotImplementedError(f"Jacobians of a {t.node_type.__name__} are not "
-                                      f"supported yet; use a dict, tuple or list")
-        return "{" + ", ".join(f"{k!r}: {_tree_source(c, f'{expr}[{k!r}]', leaf, constant)}"
-                               for k, c in zip(t.keys, t.children)) + "}"
-    return "None"
+    def at(path, t):
+        e = expr + "".join(f"[{k!r}]" for k in path)
+        if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
+            if constant is not None:
+                return constant(e, _dynamic(t))
+            return leaf(f"jnp.asarray({e})", _dynamic(t))
+        return leaf(e, t) if isinstance(t, ArrayType) else "None"
+    return rebuild(t, at, "Jacobians of")
 
 
 def _leaf_exprs(t, expr):

@@ -183,6 +183,24 @@ def as_sequence(t):
     return t
 
 
+def rebuild(t, leaf, what, path=()):
+    """Source text of a value shaped like type ``t``: tuples, lists and dicts around
+    ``leaf(path, leaf type)``; ``what`` begins the error for other containers."""
+    t = as_sequence(t)
+    if isinstance(t, SequenceType):
+        parts = [rebuild(e, leaf, what, path + (k,)) for k, e in enumerate(t.elts)]
+        if t.kind == "list":
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if isinstance(t, TreeType):
+        if t.node_type is not dict:
+            raise type_error(f"{what} {t.node_type.__name__} values is not supported in "
+                             f"compiled code yet; use a dict or a tuple")
+        return "{" + ", ".join(f"{k!r}: {rebuild(c, leaf, what, path + (k,))}"
+                               for k, c in zip(t.keys, t.children)) + "}"
+    return leaf(path, t)
+
+
 def leaves(t, path=()):
     """(path, type) of every leaf (array, static value) of a type."""
     t = as_sequence(t)

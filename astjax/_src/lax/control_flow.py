@@ -15,8 +15,8 @@ from ..ir.types import UNKNOWN, ArrayType, SequenceType, Static, TreeType
 from ..runtime.array import Array
 from .common import (as_arrays, as_sequence, call_type, carry_fixed_point, check_callable,
                      check_same_types, convert, dynamic, eager_carry_check,
-                     is_number, lax_function, leaves, synthesize, type_error, value_error,
-                     value_type)
+                     is_number, lax_function, leaves, rebuild, synthesize, type_error,
+                     value_error, value_type)
 
 
 def _loop_index_type():
@@ -251,23 +251,6 @@ def _expr(root, path):
     return root + "".join(f"[{k!r}]" for k in path)
 
 
-def _rebuild(t, leaf, path=()):
-    """Source text of a value shaped like type ``t``: ``leaf(path, leaf type)`` for leaves."""
-    t = as_sequence(t)
-    if isinstance(t, SequenceType):
-        parts = [_rebuild(e, leaf, path + (k,)) for k, e in enumerate(t.elts)]
-        if t.kind == "list":
-            return "[" + ", ".join(parts) + "]"
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    if isinstance(t, TreeType):
-        if t.node_type is not dict:
-            raise type_error(f"scan over {t.node_type.__name__} values is not supported in "
-                             f"compiled code yet; use a dict or a tuple")
-        return "{" + ", ".join(f"{k!r}: {_rebuild(c, leaf, path + (k,))}"
-                               for k, c in zip(t.keys, t.children)) + "}"
-    return leaf(path, t)
-
-
 def _xs_leaves(xs):
     """(path, type) of the arrays scanned over, with JAX's error for a leaf without axis 0."""
     out = []
@@ -356,7 +339,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
                          if is_number(t) else e)
     if y_leaves:  # a scan of length 0: the output shapes come from one call of f
         lines.append("    if n == 0:")
-        lines.append(f"        y = f(carry, {_rebuild(x_type, zero_x)})[1]")
+        lines.append(f"        y = f(carry, {rebuild(x_type, zero_x, 'scan over')})[1]")
         for path, t in y_leaves:
             lines.append(f"        {names[path]} = _jnp.zeros((0,) + ({y_value[path]}).shape, "
                          f"{dynamic(t).dtype.name!r})")
@@ -365,7 +348,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
     if reverse.value:
         lines.append("        i = n - 1 - k")
         index = "i"
-    lines.append(f"        out = f(carry, {_rebuild(x_type, x_leaf(index))})")
+    lines.append(f"        out = f(carry, {rebuild(x_type, x_leaf(index), 'scan over')})")
     lines.append("        carry = out[0]")
     if y_leaves:
         lines.append("        y = out[1]")
@@ -376,8 +359,8 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
             lines.append(f"            {name} = _jnp.zeros((n,) + {name}_k.shape, "
                          f"{dynamic(t).dtype.name!r})")
             lines.append(f"        {name} = {name}.at[{index}].set({name}_k)")
-    ys = "None" if y_type is UNKNOWN else _rebuild(
-        y_type, lambda path, t: names.get(path, repr(getattr(t, "value", None))))
+    ys = "None" if y_type is UNKNOWN else rebuild(
+        y_type, lambda path, t: names.get(path, repr(getattr(t, "value", None))), "scan over")
     lines.append(f"    return carry, {ys}")
     params = "f, init, xs, length, reverse, unroll, _split_transpose"
     return synthesize("scan", f"def scan({params}):\n" + "\n".join(lines) + "\n", scan.eager)
