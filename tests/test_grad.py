@@ -175,9 +175,10 @@ def test_checkpoint_same_gradient_and_no_stored_intermediates(x64):
     np.testing.assert_allclose(grad(P.segmented_loop)(x, 9, 3), grad(P.inline_loop)(x, 9),
                                rtol=1e-12)
     # the checkpointed loop records only the carry: tapes of x (its values before and
-    # after each step)
+    # after each step, in the loop and after it)
     src = astjax.make_source(grad(P.checkpointed_loop))(x, 6)
     body = src[src.index("def checkpointed_loop_vjp"):]
     body = body[:body.index("\ndef ")]
     tapes = {line.split("=")[0].strip() for line in body.splitlines() if "= []" in line}
-    assert tapes and tapes <= {"tape_x0", "tape_x_out0"}, tapes
+    assert tapes and all(t.rstrip("0123456789") in ("tape_x", "tape_x_out") for t in tapes), \
+        tapes

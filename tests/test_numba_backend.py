@@ -406,3 +406,20 @@ def test_a_scalar_that_becomes_an_array_in_a_loop_compiles(numba_backend):
     acc, down = astjax.jit(accumulators)(ws, x, 0)  # zero trips: the python backend runs it
     np.testing.assert_allclose(acc, ws.sum(0))
     assert np.ndim(down) == 0 and float(down) == 0.0
+
+
+def fill_in_a_loop(x):
+    y = jnp.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        y = y.at[i].set(jnp.sin(x[i]) * 2.0)
+    return jnp.sum(y * y)
+
+
+def test_filling_an_array_in_a_loop_tapes_no_copies_of_it(numba_backend):
+    x = np.linspace(0, 1, 6).astype(np.float32)
+    got, compiled = _run(astjax.grad(fill_in_a_loop), x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_allclose(got, astjax.grad(fill_in_a_loop)(x), rtol=1e-6)
+    # y.at[i].set's rule reads no old y: the only tape of y holds its value after the loop
+    pushes = [line for line in compiled.source.splitlines() if ".append(y" in line]
+    assert len(pushes) == 1 and not pushes[0].startswith(" " * 8), pushes

@@ -91,8 +91,7 @@ class ReverseMode:
         self.tapes = {}
         self.cts = {}
         self.list_cts = set()  # cotangent variables that are lists (see list_ct)
-        self.loop_depth = 0  # of the backward sweep being written
-        self.loop_depth = 0    # while writing the forward sweep
+        self.loop_depth = 0    # loops around what the forward (then backward) sweep writes
         # each value is taped once: (statement id, "before"/"after", var) -> the value it
         # reads; the reads that push it (the last of each value in its block); what the
         # backward sweep popped it into
@@ -118,11 +117,27 @@ class ReverseMode:
     def tape(self, var, kind=None, s=None):
         """The tape of ``var``'s values; results taped after their statement ("after") get
         their own, which the Numba backend drops when no rule reads them, and so do values
-        of another type (``v = a * 2.0; v = c * v`` changes rank: a tape is one list)."""
-        key = (var, kind == "after", _type_at(s, var, kind))
+        of another type (``v = a * 2.0; v = c * v`` changes rank: a tape is one list), and
+        values taped in another loop (a loop's tape, no longer shared with a read after the
+        loop, is dropped when no rule reads it: ``y.at[i].set(v)`` needs no old ``y``)."""
+        key = (var, kind == "after", _type_at(s, var, kind), self.loop_of(s))
         if key not in self.tapes:
             self.tapes[key] = self.names.fresh(f"tape_{var}" + ("_out" if key[1] else ""))
         return self.tapes[key]
+
+    def loop_of(self, s):
+        """The innermost loop around statement ``s`` (its id), or None."""
+        if not hasattr(self, "_loops"):
+            self._loops = {}
+
+            def visit(stmts, loop):
+                for t in stmts:
+                    self._loops[id(t)] = loop
+                    inner = id(t) if isinstance(t, (gast.For, gast.While)) else loop
+                    for field in ("body", "orelse"):
+                        visit(getattr(t, field, []) or [], inner)
+            visit(self.fdef.body, None)
+        return self._loops.get(id(s)) if s is not None else None
 
     def global_ref(self, value, hint):
         name = self.names.fresh(hint)
@@ -321,10 +336,13 @@ class ReverseMode:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
                     n.id in self.locals() and n.id not in seen:
                 seen.append(n.id)
+        unread = _unread_operand(value)
+        seen = [v for v in seen if v != unread]
         return seen + ([target] if target not in seen else [])
 
     def read_old(self, s):
-        return {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+        unread = _unread_operand(s.value)
+        return {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name) and n.id != unread}
 
     def float_paths(self):
         """Variable -> the paths of its floating-point leaves, over all its assignments."""
@@ -598,6 +616,11 @@ class ReverseMode:
                                                   ctx=gast.Load())))
             else:
                 keywords.append((name, rename(node)))
+        if op.name.startswith("at_") and _names_one_place(params.get("index")):
+            # ints and slices cannot name a place twice: the rule then needs no old value
+            # (so a loop of y.at[i].set(v) tapes no copy of y on the Numba backend)
+            keywords = [kw for kw in keywords if kw[0] != "unique_indices"] + [
+                ("unique_indices", const(True))]
         r = self.names.fresh("r")
         stmts.append(assign(r, _call(self.global_ref(rule, f"vjp_{op.name}"), args, keywords)))
         broadcasting = op.family == "elementwise" or op.name in _BROADCASTING
@@ -709,6 +732,38 @@ class ReverseMode:
 
 _BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multiply",
                  "at_divide", "at_power", "unbroadcast", "cotangent_like"}
+
+
+def _unread_operand(value):
+    """The operand a rule never reads: the old array of ``y.at[i].set/add/subtract(v)``
+    at an index naming each place once (so a loop filling ``y`` tapes no copies of it)."""
+    op = anno.get(value, "op")
+    if op is None or op.name not in ("at_set", "at_add", "at_subtract") or \
+            not _names_one_place((anno.get(value, "param_nodes") or {}).get("index")):
+        return None
+    x = anno.get(value, "operand_nodes").get("x")
+    if not isinstance(x, gast.Name):
+        return None
+    uses = sum(1 for n in gast.walk(value) if isinstance(n, gast.Name) and n.id == x.id)
+    return x.id if uses == 1 else None
+
+
+def _names_one_place(index):
+    """Whether an index node (ints, 0-d int arrays, slices, None, ...) names each place
+    once: no index arrays."""
+    if index is None:
+        return False
+    for part in index.elts if isinstance(index, gast.Tuple) else [index]:
+        if isinstance(part, gast.Slice):
+            continue
+        t = anno.get(part, "type")
+        if isinstance(t, ArrayType) and t.ndim == 0 and t.dtype.kind in "iu":
+            continue
+        if isinstance(t, Static) and (t.value is None or t.value is Ellipsis or isinstance(
+                t.value, slice) or (isinstance(t.value, int) and not isinstance(t.value, bool))):
+            continue
+        return False
+    return True
 
 
 def _type_at(s, var, kind):
