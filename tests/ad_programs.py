@@ -221,3 +221,11 @@ def scalar_accumulator(x, n):
     for i in range(n):
         acc = acc + jnp.sin(x) * i
     return jnp.sum(acc * acc)
+
+
+def fill_then_reshape(x):
+    y = jnp.zeros(x.shape[0])
+    for i in range(x.shape[0]):  # y.at[i].set tapes no old y ...
+        y = y.at[i].set(jnp.sin(x[i]) * 2.0)
+    y = jnp.reshape(y, (-1, 1)) * jnp.ones((1, 3))  # ... and y changes rank afterwards
+    return jnp.sum(y * y)

@@ -42,6 +42,7 @@ def test_seed_examples():
     (P.nested_loops, (X, 4)),
     (P.appended_then_stacked, (X,)),
     (P.scalar_accumulator, (X, 3)),
+    (P.fill_then_reshape, (X,)),
 ])
 def test_vjp_against_finite_differences(fn, args, x64):
     check_grads(fn, args)

@@ -634,7 +634,10 @@ class ReverseMode:
                     self.contribute(elt, _sub(anno.clean_copy(part), (j,)), stmts, True,
                                     rename(elt))
             else:
-                self.contribute(node, part, stmts, broadcasting, rename(node))
+                # the operand no rule reads was not taped: its cotangent already has its
+                # shape (the update's result's), and no value is at hand to unbroadcast to
+                unread = isinstance(node, gast.Name) and node.id == _unread_operand(value)
+                self.contribute(node, part, stmts, broadcasting and not unread, rename(node))
         return stmts
 
     def call_adjoint(self, s, callee, target, t, val):
