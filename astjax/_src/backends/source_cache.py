@@ -542,9 +542,9 @@ class SourceCache:
             if base == NUMPY_NAME or (id(parsed.fn), base, chain, id(value)) in seen:
                 continue  # typing runs over loops more than once: one record is enough
             seen.add((id(parsed.fn), base, chain, id(value)))
-            owner, synthetic = parsed.fn, False
+            owner = parsed.fn
             while isinstance(owner, SyntheticFunction):
-                owner, synthetic = owner.origin.fn, True
+                owner = owner.origin.fn
             if not isinstance(owner, pytypes.FunctionType):
                 raise Uncacheable(f"names resolved in {owner!r}")
             ref = self.fpr.ref_of(owner)
