@@ -234,16 +234,26 @@ def _loss64(a, b, m, idx):
 
 # --- joins of a tuple held in a variable, reshapes of a 0-d value ----------------------------
 
-def joins(x, s):
+def joins(x, s, n):
     parts = (x, x * 2.0, jnp.sin(x))  # a variable: the lowering indexes it
+    rows, sums = [], []
+    for i in range(n):  # lists built by append
+        rows.append(x * i)
+        sums.append(jnp.sum(x) * i)
     return (jnp.concatenate(parts), jnp.stack(parts, axis=1), jnp.ravel(s),
-            jnp.reshape(s, (1, -1)))
+            jnp.reshape(s, (1, -1)), jnp.array(rows), jnp.stack(rows, axis=1),
+            jnp.array(sums), jnp.moveaxis(jnp.array(rows), 0, -1))
 
 
-def test_joins_and_scalar_reshapes(numba_backend):
+def test_joins_lists_and_scalar_reshapes(numba_backend):
     x, s = _normal(3), np.float32(2.0)
-    got, compiled = _run(joins, x, s)
+    got, compiled = _run(joins, x, s, 4)
     assert compiled.backend == "numba", compiled.fallback_reason
     parts = (x, x * np.float32(2.0), np.sin(x))
+    rows = [x * np.float32(i) for i in range(4)]
+    sums = np.array([np.sum(x) * np.float32(i) for i in range(4)], np.float32)
     _check(got, (np.concatenate(parts), np.stack(parts, axis=1), np.ravel(s),
-                 np.reshape(s, (1, -1))))
+                 np.reshape(s, (1, -1)), np.array(rows), np.stack(rows, axis=1), sums,
+                 np.moveaxis(np.array(rows), 0, -1)))
+    with pytest.raises(ValueError, match="at least one array"):  # NumPy's error, located
+        astjax.jit(joins)(x, s, 0)

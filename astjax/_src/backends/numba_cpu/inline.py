@@ -111,8 +111,11 @@ class Inliner:
         body = copy_annotated(self.body_of(callee))
         suffix = self.fresh_suffix()
         filename = anno.get(callee.fdef, "origin_file") or callee.parsed.filename
+        builtins = {id(n.func) for s in body for n in gast.walk(s) if isinstance(n, gast.Call)
+                    and isinstance(n.func, gast.Name) and anno.get(n, "callee") is None
+                    and anno.get(n, "op") is None}  # len(...), tuple(...): keep their names
         for n in (x for s in body for x in gast.walk(s)):
-            if isinstance(n, gast.Name):
+            if isinstance(n, gast.Name) and id(n) not in builtins:
                 n.id = f"{n.id}{suffix}"
             if isinstance(n, gast.stmt) and not anno.has(n, "origin_file"):
                 anno.set_(n, "origin_file", filename)

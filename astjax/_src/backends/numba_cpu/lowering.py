@@ -7,7 +7,7 @@ are scalars, and anything not listed raises ``Unsupported``.
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, IndexType, SequenceType, Static, as_array_type
+from ...ir.types import ArrayType, IndexType, ListType, SequenceType, Static, as_array_type
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
 
@@ -107,6 +107,21 @@ def _transpose(c):
             return c.assign(f"{a}.T")  # BLAS reads the transposed layout, no copy
         return c.assign(f"np.ascontiguousarray({a}.T)")
     return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, axes))}))")
+
+
+@lowering("moveaxis")
+def _moveaxis(c):
+    a, rank = c.text("a"), _ndim(c.type("a"))
+    source, destination = c.param("source"), c.param("destination")
+    source = [x % rank for x in (source if isinstance(source, (tuple, list)) else (source,))]
+    destination = [x % rank for x in (destination if isinstance(destination, (tuple, list))
+                                      else (destination,))]
+    order = [d for d in range(rank) if d not in source]
+    for dst, src in sorted(zip(destination, source)):
+        order.insert(dst, src)
+    if order == list(range(rank)):
+        return c.assign(a)
+    return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, order))}))")
 
 
 def _reshaped(c, a, a_type, shape_text):
@@ -341,6 +356,8 @@ def _at(c):
 @lowering("concatenate", "stack")
 def _join(c):
     arrays = c.operands["arrays"]
+    if c.op.name == "stack" and isinstance(c.type("arrays"), ListType):
+        return _stack_list(c, c.text("arrays"), c.type("arrays"), c.param("axis", 0))
     if isinstance(arrays, tuple):  # a tuple display
         items = [(c.emitter.atom(v), anno.get(v, "type")) for v in arrays]
     elif isinstance(anno.get(arrays, "type"), SequenceType):  # a tuple held in a variable
@@ -427,6 +444,8 @@ def _asarray(c):
     if c.out.ndim == 0 and (isinstance(t, ArrayType) or (
             isinstance(t, Static) and isinstance(t.value, (bool, int, float, np.generic)))):
         return c.assign(Loop(c.emitter, 0, c.where).operand(c.operands[name], c.out.dtype))
+    if isinstance(t, ListType) and not c.param("ndmin", 0):
+        return _stack_list(c, c.text(name), t, 0)
     if not isinstance(t, ArrayType) or c.param("ndmin", 0):
         raise Unsupported(f"jnp.{c.op.name} of {t}")
     x = c.text(name)
@@ -435,6 +454,35 @@ def _asarray(c):
     if t.dtype == c.out.dtype:
         return c.assign(f"{x}.copy()" if c.op.name == "array" else x)
     return c.assign(f"{x}.astype({c.dtype()})")
+
+
+def _stack_list(c, lst, t, axis):
+    """``jnp.array(xs)`` / ``jnp.stack(xs, axis)`` of a list built by ``append``: one copy
+    per element into a new array. An empty or ragged list reruns on the python backend,
+    which builds it (or raises NumPy's error) as NumPy does."""
+    elt = as_array_type(t.elt)
+    names = c.emitter.names
+    n, k, first, out = (names.fresh(h) for h in ("n", "k", "first", "stacked"))
+    error = c.emitter.broadcast_error
+    item = f"{lst}[{k}]" if elt.dtype == c.out.dtype else f"{lst}[{k}].astype({c.dtype()})"
+    lines = [f"{n} = len({lst})",
+             f"if {n} == 0:", _INDENT + f"raise {error}({c.where + ': an empty list'!r})"]
+    if elt.ndim == 0:
+        lines.append(f"{out} = np.empty({n}, {c.dtype()})")
+        body = [f"{out}[{k}] = {item}"]
+    else:
+        lines += [f"{first} = {lst}[0]",
+                  f"{out} = np.empty(({n},) + {first}.shape, {c.dtype()})"]
+        body = [f"if {lst}[{k}].shape != {first}.shape:",
+                _INDENT + f"raise {error}({c.where + ': elements of different shapes'!r})",
+                f"{out}[{k}] = {item}"]
+    lines += [f"for {k} in range({n}):"] + [_INDENT + line for line in body]
+    axis %= c.out.ndim
+    if axis:  # built along axis 0: move it where stack puts it
+        order = list(range(1, c.out.ndim))
+        order.insert(axis, 0)
+        lines.append(f"{out} = np.ascontiguousarray(np.transpose({out}, {tuple(order)}))")
+    return lines + [f"{c.target} = {out}"]
 
 
 @lowering("frexp")
