@@ -35,11 +35,18 @@ def widening_loops(fdef):
         step = anno.get(loop.iter.args[2], "type") if len(loop.iter.args) == 3 else Static(1)
         if not (isinstance(step, Static) and type(step.value) is int and step.value):
             continue
-        if any(isinstance(t, ArrayType) and t.ndim and entry.get(name) is not None
-               and is_numeric(entry[name]) and _rank(entry[name]) < t.ndim
-               for name, t in head.items()):
+        if any(widens(entry.get(name), t) for name, t in head.items()):
             out[k] = step.value
     return out
+
+
+def widens(before, after):
+    """Whether a variable goes from a number of lower rank (``before``) to an array
+    (``after``): one type per variable cannot hold both."""
+    if not isinstance(after, ArrayType) or not after.ndim or before is None \
+            or not is_numeric(before):
+        return False
+    return (0 if isinstance(before, Static) else before.ndim) < after.ndim
 
 
 def peel(anf, steps):
@@ -52,10 +59,6 @@ def peel(anf, steps):
     loops = [n for n in gast.walk(fdef) if isinstance(n, gast.For)]
     _rewrite(fdef, {id(loops[k]): step for k, step in steps.items()}, names, fdef)
     return fdef
-
-
-def _rank(t):
-    return 0 if isinstance(t, Static) else t.ndim
 
 
 def _peelable(loop):

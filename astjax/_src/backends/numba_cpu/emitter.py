@@ -18,6 +18,7 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import (ArrayType, IndexType, SequenceType, Static, TreeType,
                          as_array_type)
+from ...ir.peel import widens
 from ..python import PythonEmitter
 from . import donation, fusion, simplify
 from .parallel import loop_nest
@@ -33,15 +34,6 @@ _DEPS = ["import math", "import numpy as np", "import numba as _nb",
 # literals Numba can type; anything else that is static is never needed at run time
 _NUMBA_LITERALS = (type(None), bool, int, float, complex, str, np.generic, slice,
                    type(Ellipsis))
-
-
-def _widens(before, after):
-    """A number of lower rank than the array type a variable has after a branch."""
-    if not isinstance(after, ArrayType) or not after.ndim:
-        return False
-    if isinstance(before, Static):
-        return isinstance(before.value, (bool, int, float, complex, np.number))
-    return isinstance(before, ArrayType) and before.ndim < after.ndim
 
 
 def _consumers(fdef):
@@ -171,7 +163,7 @@ class NumbaEmitter(PythonEmitter):
 
         def branch(stmts, env):
             lines = self.block(stmts, depth + 1)
-            narrow = sorted(name for name, t in merged.items() if _widens(env.get(name), t))
+            narrow = sorted(name for name, t in merged.items() if widens(env.get(name), t))
             if narrow:
                 lines.append(_INDENT * (depth + 1) + f"raise {self.broadcast_error}("
                              f"{where + ': ' + ', '.join(narrow) + ' is a scalar here'!r})")
