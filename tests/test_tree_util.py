@@ -6,7 +6,10 @@ import functools
 import numpy as np
 import pytest
 
+import astjax
+import astjax.numpy as jnp
 from astjax import tree_util as tu
+from astjax.test_util import check_grads
 
 Point = collections.namedtuple("Point", ["x", "y"])
 Other = collections.namedtuple("Other", ["x", "y"])
@@ -442,3 +445,53 @@ def test_tree_map_with_path():
     tree = {"w": 1, "b": (2,)}
     out = tu.tree_map_with_path(lambda p, x, y: (tu.keystr(p), x + y), tree, tree)
     assert out == {"w": ("['w']", 2), "b": (("['b'][0]", 4),)}
+
+
+# --- tree_map, tree_leaves and tree_reduce inside compiled code ------------------------------
+
+def _sgd(params, grads, lr):
+    return tu.tree_map(lambda p, g: p - lr * g, params, grads)
+
+
+def _twice(tree):
+    return tu.tree_map(lambda a: a * 2.0, tree)
+
+
+def _sum_of_squares(params):
+    return tu.tree_reduce(lambda acc, p: acc + jnp.sum(p * p), params, 0.0)
+
+
+def _leaves(tree):
+    return tu.tree_leaves(tree)
+
+
+def _mismatch(a, b):
+    return tu.tree_map(lambda u, v: u + v, a, b)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_tree_functions_compile_inside_jit(backend):
+    rng = np.random.default_rng(0)
+    params = {"w": rng.normal(size=(3, 2)).astype(np.float32), "b": np.ones(2, np.float32)}
+    grads = {"w": np.ones((3, 2), np.float32), "b": np.full(2, 2.0, np.float32)}
+    nested = (params["w"], [params["b"], None], {"s": 1.5})
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        for fn, args in ((_sgd, (params, grads, 0.1)), (_twice, (nested,)),
+                         (_sum_of_squares, (params,)), (_leaves, (nested,))):
+            got, want = astjax.jit(fn)(*args), fn(*args)  # eagerly: the Python functions
+            assert tu.tree_structure(got) == tu.tree_structure(want), fn
+            for g, w in zip(tu.tree_leaves(got), tu.tree_leaves(want)):
+                np.testing.assert_allclose(g, w, rtol=1e-6)
+        with pytest.raises(TypeError, match="argument 3 does not have the structure"):
+            astjax.jit(_mismatch)((params["b"], params["b"]), (params["b"],))
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+
+
+def test_tree_map_inside_grad(x64):
+    params = {"w": np.linspace(-1, 1, 4), "b": np.array([0.5])}
+    g = astjax.grad(_sum_of_squares)(params)
+    np.testing.assert_allclose(g["w"], 2 * params["w"])
+    check_grads(lambda p: jnp.sum(_twice(p)["w"] ** 3), (params,), order=2)

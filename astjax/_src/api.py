@@ -228,7 +228,9 @@ class Compiled:
         with profiling.trace_event(f"numba compile {self.name}", "compile"):
             try:
                 kind, out = self._numba_or_python(values, bool(donate_argnums))(*inputs)
-            except numba.core.errors.NumbaError as e:
+            except Exception as e:
+                if not (isinstance(e, numba.core.errors.NumbaError) or _raised_by_numba(e)):
+                    raise
                 from .backends.numba_cpu.boundary import numba_failure
                 self._fall_back(numba_failure(e, self.entry))
                 return self.run(values)
@@ -240,6 +242,15 @@ class Compiled:
             dispatch.check_nans(out, None, f"jit({self.name})",
                                 self._nan_origin(values, donate_argnums))
         return _wrap_either((kind, out), self.out_type)
+
+
+def _raised_by_numba(exc):
+    """Whether an exception comes from Numba's compiler (say boxing a value it cannot),
+    rather than from running the compiled code."""
+    import os
+    import traceback
+    inside = os.sep + "numba" + os.sep + "core" + os.sep
+    return any(inside in frame.filename for frame in traceback.extract_tb(exc.__traceback__))
 
 
 def _wrap_either(result, out_type):

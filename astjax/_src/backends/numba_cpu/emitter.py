@@ -334,6 +334,10 @@ class NumbaEmitter(PythonEmitter):
             if isinstance(value_type, TreeType):
                 key = anno.get(node.slice, "type").value
                 return f"{self.atom(node.value)}[{value_type.keys.index(key)}]"
+        if isinstance(node, gast.List) and isinstance(t, SequenceType):
+            # a list display of known length is a tuple here (its items may differ in type)
+            inner = ", ".join(self.atom(e) for e in node.elts)
+            return f"({inner},)" if len(node.elts) == 1 else f"({inner})"
         if isinstance(node, gast.Dict):
             if not isinstance(t, TreeType):
                 raise Unsupported("dict value")

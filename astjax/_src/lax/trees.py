@@ -1,0 +1,77 @@
+"""``tree_util.tree_map``, ``tree_leaves`` and ``tree_reduce`` in compiled code: the tree's
+structure is in its type, so a call becomes a display, e.g. ``tree_map`` over a dict of two
+arrays
+
+    def tree_map(f, tree, r0, is_leaf):
+        return {'b': f(tree['b'], r0['b']), 'w': f(tree['w'], r0['w'])}
+
+(``f`` may be a lambda using the caller's variables, as lax's body functions may).
+Eagerly each is ``_src.tree_util``'s function itself.
+"""
+from .. import tree_util as _trees
+from ..ir.types import Static
+from .common import check_callable, leaves, lax_function, rebuild, synthesize, type_error
+
+
+def _lower_tree_map(f, tree, *rest_and_is_leaf):
+    *rest, is_leaf = rest_and_is_leaf
+    _check_is_leaf(is_leaf, "tree_map")
+    if isinstance(f, Static):
+        check_callable("tree_map f", f.value)
+    paths = [path for path, _ in leaves(tree)]
+    for k, other in enumerate(rest):  # each has the first tree's structure (or more below)
+        theirs = [path for path, _ in leaves(other)]
+        missing = [p for p in paths if not any(q[:len(p)] == p for q in theirs)]
+        if missing:
+            raise type_error(f"tree_map: argument {k + 3} does not have the structure of "
+                             f"the first tree (nothing at {missing[0]!r})")
+    names = [f"r{k}" for k in range(len(rest))]
+
+    def apply(path, t):
+        if isinstance(t, Static) and t.value is None:
+            return "None"  # an empty subtree, as in JAX
+        at = "".join(f"[{k!r}]" for k in path)
+        return "f(" + ", ".join(f"{x}{at}" for x in ["tree"] + names) + ")"
+    body = rebuild(tree, apply, "tree_map over")
+    params = ", ".join(["f", "tree"] + names + ["is_leaf"])
+    return synthesize("tree_map", f"def tree_map({params}):\n    return {body}\n",
+                      _trees.tree_map)
+
+
+def _check_is_leaf(is_leaf, name):
+    if not (isinstance(is_leaf, Static) and is_leaf.value is None):
+        raise type_error(f"{name}(is_leaf=...) is not supported in compiled code yet")
+
+
+def _leaf_texts(tree, root):
+    """Source of each leaf of ``tree`` (held in ``root``) in flatten order; None is an empty
+    subtree, as in JAX."""
+    return [root + "".join(f"[{k!r}]" for k in path) for path, t in leaves(tree)
+            if not (isinstance(t, Static) and t.value is None)]
+
+
+def _lower_tree_leaves(tree, is_leaf):
+    _check_is_leaf(is_leaf, "tree_leaves")
+    return synthesize("tree_leaves", f"def tree_leaves(tree, is_leaf):\n"
+                                     f"    return [{', '.join(_leaf_texts(tree, 'tree'))}]\n",
+                      _trees.tree_leaves)
+
+
+def _lower_tree_reduce(function, tree, initializer, is_leaf):
+    _check_is_leaf(is_leaf, "tree_reduce")
+    texts = _leaf_texts(tree, "tree")
+    if isinstance(initializer, Static) and initializer.value is _trees._no_initializer:
+        if not texts:
+            raise type_error("tree_reduce() of an empty tree needs an initializer")
+        acc, texts = texts[0], texts[1:]
+    else:
+        acc = "initializer"
+    for text in texts:
+        acc = f"function({acc}, {text})"
+    return synthesize("tree_reduce", f"def tree_reduce(function, tree, initializer, is_leaf):\n"
+                                     f"    return {acc}\n", _trees.tree_reduce)
+
+
+tree_map = lax_function(_lower_tree_map)(_trees.tree_map)
+tree_leaves = lax_function(_lower_tree_leaves)(_trees.tree_leaves)
+tree_reduce = lax_function(_lower_tree_reduce)(_trees.tree_reduce)
