@@ -495,3 +495,46 @@ def test_tree_map_inside_grad(x64):
     g = astjax.grad(_sum_of_squares)(params)
     np.testing.assert_allclose(g["w"], 2 * params["w"])
     check_grads(lambda p: jnp.sum(_twice(p)["w"] ** 3), (params,), order=2)
+
+
+# --- dict comprehensions inside compiled code (their keys are known from the types) ----------
+
+def _scaled(params, lr):
+    return {k: v * lr for k, v in params.items()}
+
+
+def _stepped(params, grads, lr):
+    return {k: params[k] - lr * grads[k] for k in params}
+
+
+def _over_a_tuple(x):
+    return {name: x * 2.0 for name in ("a", "b")}
+
+
+def _with_a_condition(params):
+    return {k: v for k, v in params.items() if k != "b"}
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_dict_comprehensions_compile(backend):
+    params = {"w": np.arange(3, dtype=np.float32), "b": np.ones(2, np.float32)}
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        for fn, args in ((_scaled, (params, 2.0)), (_stepped, (params, params, 0.5)),
+                         (_over_a_tuple, (params["b"],))):
+            got, want = astjax.jit(fn)(*args), fn(*args)
+            assert sorted(got) == sorted(want), fn
+            for k in want:
+                np.testing.assert_allclose(got[k], want[k])
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+
+
+def test_dict_comprehension_gradients_and_errors(x64):
+    params = {"w": np.linspace(-1, 1, 3), "b": np.array([0.5, 2.0])}
+    check_grads(lambda p: jnp.sum(_scaled(p, 3.0)["w"] ** 2) + jnp.sum(_stepped(p, p, 0.1)["b"]),
+                (params,), order=1)
+    from astjax._src.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="one `for` and no `if`"):
+        astjax.jit(_with_a_condition)(params)

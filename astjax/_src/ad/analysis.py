@@ -2,7 +2,7 @@
 import gast
 
 from ..ir import anno
-from ..ir.types import ArrayType, SequenceType, TreeType
+from ..ir.types import ArrayType, SequenceType, Static, TreeType
 
 
 def float_leaves(t, path=()):
@@ -19,8 +19,12 @@ def float_leaves(t, path=()):
 
 
 def static_key(index):
+    """The key of ``c[index]`` when it is known when the code is generated, else None."""
     if isinstance(index, gast.Constant):
         return index.value
+    t = anno.get(index, "type")
+    if isinstance(t, Static) and isinstance(t.value, (int, str)):
+        return t.value  # a name bound to a constant (a dict comprehension's key)
     return None
 
 

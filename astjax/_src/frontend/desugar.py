@@ -26,7 +26,7 @@ _UNSUPPORTED = {
     gast.Nonlocal: "nonlocal", gast.Yield: "yield (generators)",
     gast.YieldFrom: "yield from (generators)", gast.Await: "await", gast.ClassDef: "class",
     gast.Delete: "del", gast.Raise: "raise", gast.Import: "import", gast.ImportFrom: "import",
-    gast.SetComp: "set comprehensions", gast.DictComp: "dict comprehensions",
+    gast.SetComp: "set comprehensions",
     gast.Set: "set literals", gast.Match: "match", gast.NamedExpr: "the walrus operator :=",
 }
 _HINTS = {
@@ -67,6 +67,7 @@ class Desugar:
 
     # --- entry -----------------------------------------------------------------------------
     def function(self, fdef):
+        _DictComprehensions(self.parsed).visit(fdef)
         lift_nested_functions(self.parsed, self.names, fdef)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
         body = self.loops_over_sequences(body)
@@ -273,6 +274,44 @@ class Desugar:
         pre.append(assign(out, gast.List(elts=[], ctx=gast.Load()), node))
         pre.extend(copy_loc_all(body, node))
         return copy_loc(load(out), node)
+
+
+DICT_FROM = "_astjax_dict_from"  # lax/trees.py's dict_from, whatever the user's names
+
+
+class _DictComprehensions(gast.NodeTransformer):
+    """``{k: v for t in xs}`` -> ``dict_from(lambda t: (k, v), xs)``: the keys must be known
+    when the code is generated (a dict's keys are part of its type), so the display is
+    built then (lax/trees.py), from the types of ``xs``'s elements."""
+
+    def __init__(self, parsed):
+        self.parsed = parsed
+
+    def visit_DictComp(self, node):
+        self.generic_visit(node)
+        if len(node.generators) != 1 or node.generators[0].ifs or \
+                node.generators[0].is_async:
+            raise self.parsed.error(node, "astjax compiles dict comprehensions with one "
+                                    "`for` and no `if` only", UnsupportedSyntaxError)
+        gen = node.generators[0]
+        names = [n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)]
+        if not isinstance(gen.target, gast.Name) and not (
+                isinstance(gen.target, gast.Tuple) and len(names) == len(gen.target.elts)):
+            raise self.parsed.error(gen.target, "a dict comprehension's target must be a name "
+                                    "or a tuple of names", UnsupportedSyntaxError)
+        params = gast.arguments(args=[gast.Name(id=name, ctx=gast.Param(), annotation=None,
+                                                type_comment=None) for name in names],
+                                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                kwarg=None, defaults=[])
+        pair = gast.Tuple(elts=[node.key, node.value], ctx=gast.Load())
+        fn = gast.Lambda(args=params, body=pair)
+        unpack = const(len(names) if isinstance(gen.target, gast.Tuple) else 0)
+        it, view = gen.iter, const(None)
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and \
+                it.func.attr in ("keys", "values", "items") and not it.args:
+            # d.items(): pass d itself, so that its values stay differentiable
+            it, view = it.func.value, const(it.func.attr)
+        return copy_loc(call(DICT_FROM, fn, it, unpack, view), node)
 
 
 def _always_returns(stmts):

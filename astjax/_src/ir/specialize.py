@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 from ..errors import TypeCheckError, UserCodeError
+from ..frontend.desugar import DICT_FROM
 from ..frontend.naming import assign, load
 from ..frontend.pipeline import to_anf
 from ..ops.registry import REGISTRY, operand_casts
@@ -97,6 +98,9 @@ class Program:
         if name == NUMPY_NAME:
             import astjax.numpy
             value = astjax.numpy
+        elif name == DICT_FROM:
+            from ..lax.trees import dict_from
+            value = dict_from
         elif name in parsed.freevars:
             value = parsed.freevars[name]
         else:

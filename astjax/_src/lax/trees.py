@@ -9,8 +9,9 @@ arrays
 Eagerly each is ``_src.tree_util``'s function itself.
 """
 from .. import tree_util as _trees
-from ..ir.types import Static
-from .common import check_callable, leaves, lax_function, rebuild, synthesize, type_error
+from ..ir.types import SequenceType, Static, TreeType
+from .common import (as_sequence, call_type, check_callable, leaves, lax_function, rebuild,
+                     synthesize, type_error)
 
 
 def _lower_tree_map(f, tree, *rest_and_is_leaf):
@@ -75,3 +76,50 @@ def _lower_tree_reduce(function, tree, initializer, is_leaf):
 tree_map = lax_function(_lower_tree_map)(_trees.tree_map)
 tree_leaves = lax_function(_lower_tree_leaves)(_trees.tree_leaves)
 tree_reduce = lax_function(_lower_tree_reduce)(_trees.tree_reduce)
+
+
+def _dict_from(f, xs, unpack, view):
+    """What ``{k: v for t in xs}`` means (frontend/desugar.py writes it as this call;
+    ``view``: "keys", "values" or "items" for ``xs.keys()`` ...)."""
+    xs = getattr(xs, view)() if view else xs
+    return dict(f(*x) if unpack else f(x) for x in xs)
+
+
+def _lower_dict_from(f, xs, unpack, view):
+    """The dict display, its keys found from the types of ``f``'s results: iterating a dict
+    (its keys, values or items), or a tuple or list of known length."""
+    n, view = unpack.value, view.value
+    if isinstance(xs, TreeType) and xs.node_type is dict:
+        items = []
+        for k, child in zip(xs.keys, xs.children):
+            key, value = (repr(k), Static(k)), (f"xs[{k!r}]", child)
+            items.append({None: [key], "keys": [key], "values": [value],
+                          "items": [key, value]}[view])
+    elif view is None and isinstance(as_sequence(xs), SequenceType):
+        items = [[(f"xs[{i}]", e)] for i, e in enumerate(as_sequence(xs).elts)]
+    else:
+        raise type_error(f"a dict comprehension over {xs}: its keys must be known when the "
+                         f"code is generated (iterate over a dict, its items(), or a tuple)")
+    entries = []
+    for parts in items:
+        if len(parts) == 2 and not n:  # for item in d.items(): one (key, value) tuple
+            parts = [("(" + ", ".join(text for text, _ in parts) + ")",
+                      SequenceType(tuple(t for _, t in parts)))]
+        elif len(parts) == 1 and n:  # for a, b in xs: unpack each element
+            (text, t), seq = parts[0], as_sequence(parts[0][1])
+            if not isinstance(seq, SequenceType) or len(seq.elts) != n:
+                raise type_error(f"cannot unpack {t} into {n} names")
+            parts = [(f"{text}[{j}]", e) for j, e in enumerate(seq.elts)]
+        elif len(parts) != max(n, 1):
+            raise type_error(f"cannot unpack {len(parts)} values into {n} names")
+        out = as_sequence(call_type(f, [t for _, t in parts], "dict comprehension"))
+        key = out.elts[0] if isinstance(out, SequenceType) else None
+        if not isinstance(key, Static):
+            raise type_error(f"a dict comprehension's keys must be known when the code is "
+                             f"generated, got {key}")
+        entries.append(f"{key.value!r}: f({', '.join(text for text, _ in parts)})[1]")
+    return synthesize("dict_from", "def dict_from(f, xs, unpack, view):\n"
+                                   f"    return {{{', '.join(entries)}}}\n", _dict_from)
+
+
+dict_from = lax_function(_lower_dict_from)(_dict_from)
