@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes
 from ..api import Jitted
 from ..ir.types import ArrayType, Static
-from ..lax.common import rebuild
+from ..lax.common import path_str, rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
 from .reverse import vjp_function
 
@@ -21,7 +21,7 @@ def _tree_source(t, expr, leaf, constant=None):
     type)`` at each array leaf, tuples, lists and dicts around them, None elsewhere. A Python
     number (a constant output) is a leaf ``jnp.asarray(expr)``, or ``constant(expr, type)``."""
     def at(path, t):
-        e = expr + "".join(f"[{k!r}]" for k in path)
+        e = path_str(expr, path)
         if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
             if constant is not None:
                 return constant(e, _dynamic(t))

@@ -15,7 +15,7 @@ from ..ir.types import UNKNOWN, ArrayType, SequenceType, Static, TreeType
 from ..runtime.array import Array
 from .common import (as_arrays, as_sequence, call_type, carry_fixed_point, check_callable,
                      check_same_types, convert, dynamic, eager_carry_check,
-                     is_number, lax_function, leaves, rebuild, synthesize, type_error,
+                     is_number, lax_function, leaves, path_str, rebuild, synthesize, type_error,
                      value_error, value_type)
 
 
@@ -247,10 +247,6 @@ def switch(index, branches, *operands):
 
 # --- scan -------------------------------------------------------------------------------------
 
-def _expr(root, path):
-    return root + "".join(f"[{k!r}]" for k in path)
-
-
 def _xs_leaves(xs):
     """(path, type) of the arrays scanned over, with JAX's error for a leaf without axis 0."""
     out = []
@@ -285,7 +281,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
         raise type_error("scan: reverse must be a Python bool known when the code is "
                          "generated")
     if arrays:
-        n_expr = _expr("xs", arrays[0][0]) + ".shape[0]"
+        n_expr = path_str("xs", arrays[0][0]) + ".shape[0]"
     elif isinstance(length, Static) and length.value is None:
         raise value_error("scan got no values to scan over and `length` not provided.")
     else:
@@ -314,7 +310,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
             continue
         if not isinstance(dynamic(t), ArrayType):
             raise type_error(f"scan: f's output y must be a pytree of arrays, got {t} at "
-                             f"{_expr('y', path)}")
+                             f"{path_str('y', path)}")
         y_leaves.append((path, t))
     names = {path: f"ys{k}" for k, (path, _) in enumerate(y_leaves)}
 
@@ -322,19 +318,19 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
         def leaf(path, t):
             if isinstance(t, Static):
                 return repr(t.value)
-            return f"{_expr('xs', path)}[{index}]"
+            return f"{path_str('xs', path)}[{index}]"
         return leaf
 
     def zero_x(path, t):
         if isinstance(t, Static):
             return repr(t.value)
-        return f"_jnp.zeros({_expr('xs', path)}.shape[1:], {t.dtype.name!r})"
+        return f"_jnp.zeros({path_str('xs', path)}.shape[1:], {t.dtype.name!r})"
 
     init_expr = convert("init", init, carry) or "init"
     lines = [f"    carry = {init_expr}", f"    n = {n_expr}"]
     y_value = {}  # path -> expression of the leaf as an array
     for path, t in y_leaves:
-        e = _expr("y", path)
+        e = path_str("y", path)
         y_value[path] = (f"_jnp.astype({e}, {dynamic(t).dtype.name!r})"
                          if is_number(t) else e)
     if y_leaves:  # a scan of length 0: the output shapes come from one call of f

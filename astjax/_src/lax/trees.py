@@ -10,8 +10,8 @@ Eagerly each is ``_src.tree_util``'s function itself.
 """
 from .. import tree_util as _trees
 from ..ir.types import SequenceType, Static, TreeType
-from .common import (as_sequence, call_type, check_callable, leaves, lax_function, rebuild,
-                     synthesize, type_error)
+from .common import (as_sequence, call_type, check_callable, leaves, lax_function, path_str,
+                     rebuild, synthesize, type_error)
 
 
 def _lower_tree_map(f, tree, *rest_and_is_leaf):
@@ -31,8 +31,7 @@ def _lower_tree_map(f, tree, *rest_and_is_leaf):
     def apply(path, t):
         if isinstance(t, Static) and t.value is None:
             return "None"  # an empty subtree, as in JAX
-        at = "".join(f"[{k!r}]" for k in path)
-        return "f(" + ", ".join(f"{x}{at}" for x in ["tree"] + names) + ")"
+        return "f(" + ", ".join(path_str(x, path) for x in ["tree"] + names) + ")"
     body = rebuild(tree, apply, "tree_map over")
     params = ", ".join(["f", "tree"] + names + ["is_leaf"])
     return synthesize("tree_map", f"def tree_map({params}):\n    return {body}\n",
@@ -47,7 +46,7 @@ def _check_is_leaf(is_leaf, name):
 def _leaf_texts(tree, root):
     """Source of each leaf of ``tree`` (held in ``root``) in flatten order; None is an empty
     subtree, as in JAX."""
-    return [root + "".join(f"[{k!r}]" for k in path) for path, t in leaves(tree)
+    return [path_str(root, path) for path, t in leaves(tree)
             if not (isinstance(t, Static) and t.value is None)]
 
 
