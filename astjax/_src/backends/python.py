@@ -113,10 +113,10 @@ class PythonEmitter:
             if taken is not None:  # decided when the code was generated
                 return self.block(s.body if taken else s.orelse, depth)
             out = [self.line(f"if {self.atom(s.test)}:", depth, s)]
-            out += self.block(s.body, depth + 1) or [_INDENT * (depth + 1) + "pass"]
-            if s.orelse:
-                out.append(_INDENT * depth + "else:")
-                out += self.block(s.orelse, depth + 1)
+            out += self.branch(s, 0, depth + 1) or [_INDENT * (depth + 1) + "pass"]
+            orelse = self.branch(s, 1, depth + 1)
+            if orelse:
+                out += [_INDENT * depth + "else:"] + orelse
             return out
         if isinstance(s, gast.For):
             bounds = ", ".join(self.atom(a) for a in s.iter.args)
@@ -128,6 +128,10 @@ class PythonEmitter:
         if isinstance(s, gast.Pass):
             return []
         raise NotImplementedError(type(s).__name__)
+
+    def branch(self, s, which, depth):
+        """The lines of ``if`` statement ``s``'s body (``which`` 0) or else branch (1)."""
+        return self.block(s.orelse if which else s.body, depth)
 
     # --- expressions --------------------------------------------------------------------------
     def atom(self, node):

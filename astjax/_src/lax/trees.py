@@ -29,8 +29,8 @@ def _lower_tree_map(f, tree, *rest_and_is_leaf):
     names = [f"r{k}" for k in range(len(rest))]
 
     def apply(path, t):
-        if isinstance(t, Static) and t.value is None:
-            return "None"  # an empty subtree, as in JAX
+        if _empty(t):
+            return "None"
         return "f(" + ", ".join(path_str(x, path) for x in ["tree"] + names) + ")"
     body = rebuild(tree, apply, "tree_map over")
     params = ", ".join(["f", "tree"] + names + ["is_leaf"])
@@ -43,11 +43,14 @@ def _check_is_leaf(is_leaf, name):
         raise type_error(f"{name}(is_leaf=...) is not supported in compiled code yet")
 
 
+def _empty(t):
+    """None: an empty subtree, as in JAX."""
+    return isinstance(t, Static) and t.value is None
+
+
 def _leaf_texts(tree, root):
-    """Source of each leaf of ``tree`` (held in ``root``) in flatten order; None is an empty
-    subtree, as in JAX."""
-    return [path_str(root, path) for path, t in leaves(tree)
-            if not (isinstance(t, Static) and t.value is None)]
+    """Source of each leaf of ``tree`` (held in ``root``) in flatten order."""
+    return [path_str(root, path) for path, t in leaves(tree) if not _empty(t)]
 
 
 def _lower_tree_leaves(tree, is_leaf):

@@ -154,26 +154,19 @@ class NumbaEmitter(PythonEmitter):
             lines.extend(self.statement(s, depth))
         return lines
 
-    def if_statement(self, s, depth):
+    def branch(self, s, which, depth):
         """A branch that leaves a variable a scalar where the other makes it an array (a
         peeled loop's zero-trip path, see ir/peel.py) hands the call to the python backend:
         Numba needs one type per variable."""
-        env_body, env_else, merged = anno.get(s, "merge")
-        where = f"{self.file}:{getattr(s, 'lineno', '?')}"
-
-        def branch(stmts, env):
-            lines = self.block(stmts, depth + 1)
-            narrow = sorted(name for name, t in merged.items() if widens(env.get(name), t))
-            if narrow:
-                lines.append(_INDENT * (depth + 1) + f"raise {self.broadcast_error}("
-                             f"{where + ': ' + ', '.join(narrow) + ' is a scalar here'!r})")
-            return lines
-        out = [self.line(f"if {self.atom(s.test)}:", depth, s)]
-        out += branch(s.body, env_body) or [_INDENT * (depth + 1) + "pass"]
-        orelse = branch(s.orelse, env_else)
-        if orelse:
-            out += [_INDENT * depth + "else:"] + orelse
-        return out
+        lines = super().branch(s, which, depth)
+        merged = anno.get(s, "merge")[2]
+        env = anno.get(s, "merge")[which]
+        narrow = sorted(name for name, t in merged.items() if widens(env.get(name), t))
+        if narrow:
+            where = f"{self.file}:{getattr(s, 'lineno', '?')}"
+            lines.append(_INDENT * depth + f"raise {self.broadcast_error}("
+                         f"{where + ': ' + ', '.join(narrow) + ' is a scalar here'!r})")
+        return lines
 
     def group_statement(self, group, depth):
         """One loop nest for a fused group: a scalar per statement, stores for the values
@@ -208,8 +201,6 @@ class NumbaEmitter(PythonEmitter):
     def statement(self, s, depth):
         if isinstance(s, gast.For):
             return self.reserve_tapes(s, depth) + super().statement(s, depth)
-        if isinstance(s, gast.If) and anno.get(s, "taken") is None:
-            return self.if_statement(s, depth)
         tape = self.tape_statement(s)
         if tape is not None:
             first = self.line(tape[0], depth, s)
