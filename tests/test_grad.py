@@ -144,6 +144,33 @@ def test_forward_mode_against_finite_differences(fn, args, x64):
     check_grads(fn, args, modes=("fwd",))
 
 
+@pytest.mark.parametrize("fn,args", [
+    (P.loop_while, (X,)), (P.break_early, (X, 2)), (P.value_branch, (X,)),
+    (P.recursive, (X, 3)), (P.appended_then_stacked, (X,)), (P.scalar_accumulator, (X, 3)),
+    (P.pytree_params, ({"w": X, "b": Y}, Y)), (P.inplace, (X,)), (P.uses_custom_jvp, (Y,)),
+])
+def test_jvp_is_forward_mode(fn, args, x64):
+    """jvp writes tangent statements beside the primal (no pullback), loops and branches
+    kept, and matches finite differences."""
+    source = astjax.make_source(jacfwd(fn))(*args)
+    assert "_jvp(" in source and "pullback" not in source
+    check_grads(fn, args, order=1, modes=("fwd",))
+
+
+def test_jvp_of_custom_vjp_differentiates_the_pullback(x64):
+    """JAX rejects jvp of a custom_vjp function; astjax transposes its vjp instead."""
+    x = np.array([1.55, 1.56, 1.58])  # where the rule's clip is inactive: linear in g
+    assert "pullback" in astjax.make_source(jacfwd(P.uses_custom_vjp))(x)
+    _, t = jvp(P.uses_custom_vjp, (x,), (np.array([1.0, 2.0, 3.0]),))
+    np.testing.assert_allclose(t, np.dot(3.0 * np.cos(x), [1.0, 2.0, 3.0]), rtol=1e-12)
+
+
+def test_hessian_of_a_loop_is_forward_over_reverse(x64):
+    h = hessian(P.loop_for)(X, 3)
+    np.testing.assert_allclose(h, jacrev(jacrev(P.loop_for))(X, 3), rtol=1e-10)
+    np.testing.assert_allclose(h, h.T, rtol=1e-10)
+
+
 def test_custom_vjp_rule_is_used():
     x = np.float32([0.0, 1.0, 3.0])
     g = grad(P.uses_custom_vjp)(x)

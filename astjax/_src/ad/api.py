@@ -193,7 +193,22 @@ def _zeros_like_expr(t, expr):
 
 
 def jvp_function(spec, program):
-    """``<name>_jvp(x..., v...) -> (f(x...), J v)`` for a typed specialization."""
+    """``<name>_jvp(x..., v...) -> (f(x...), J v)`` for a typed specialization: forward
+    mode where every statement has a tangent rule, else the pullback differentiated."""
+    from .forward import NoTangentRule, forward_function
+    try:
+        return forward_function(spec)
+    except NoTangentRule as e:
+        from ..config import config
+        if config.log_compiles:
+            import sys
+            print(f"astjax: jvp of {spec.name} differentiates the pullback: forward mode has "
+                  f"no tangent for {e}", file=sys.stderr)
+        return pullback_jvp_function(spec, program)
+
+
+def pullback_jvp_function(spec, program):
+    """``jvp_function`` by differentiating the pullback (see above)."""
     from ..frontend.synthetic import from_source
     from . import adlib
     n = len(spec.arg_types)

@@ -7,8 +7,8 @@ that calls the primal; the wrapper carries the rule, and reverse mode
 * custom_vjp: ``fwd(x...) -> (out, res)`` then ``bwd(res, g) -> cotangents``;
 * custom_jvp: the user's ``jvp(primals, tangents) -> (out, t_out)`` is linear in
   the tangents, so the vjp of ``v -> t_out`` (reverse mode over the user's
-  rule, at v = 0) is ``J^T g``. Forward mode (jvp) is derived from reverse mode,
-  so it uses the rule too.
+  rule, at v = 0) is ``J^T g``. Forward mode (``forward.forward_function``) calls
+  the rule itself (``jvp_function``); a custom_vjp function has none there.
 """
 import functools
 import inspect
@@ -103,3 +103,11 @@ class custom_jvp(_Custom):
                   f"{tup([f'r[1][{n + k}]' for k in range(n)])}\n")
         namespace = {"_map_vjp": vjp_function(map_spec), "_primal": self.fun, "_ajx": adlib}
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
+
+    def jvp_function(self, spec, into):
+        params = [a.id for a in spec.fdef.args.args]
+        tup = lambda names: "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+        tangents = [f"t_{p}" for p in params]
+        source = (f"def {spec.name}_jvp({', '.join(params + tangents)}):\n"
+                  f"    return _rule({tup(params)}, {tup(tangents)})\n")
+        return from_source(f"{spec.name}_jvp", source, {"_rule": self.rule}, spec.parsed, into)

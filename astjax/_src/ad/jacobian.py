@@ -91,8 +91,7 @@ def _tuple_source(parts):
 class _Jacobian(Jitted):
     """``jacrev`` / ``jacfwd`` of ``fun`` with respect to the arguments ``argnums``."""
 
-    def __init__(self, fun, argnums, mode, has_aux=False, holomorphic=False, allow_int=False,
-                 block_dtype=None):
+    def __init__(self, fun, argnums, mode, has_aux=False, holomorphic=False, allow_int=False):
         super().__init__(fun)
         if holomorphic:
             raise NotImplementedError(f"{mode}(holomorphic=True): astjax does not differentiate "
@@ -100,7 +99,7 @@ class _Jacobian(Jitted):
         self.argnums, self.mode, self.has_aux = argnums, mode, has_aux
         self.allow_int = allow_int
         # a block has the input leaf's dtype (jacrev) or the output leaf's (jacfwd), as in JAX
-        self.block_dtype = block_dtype or ("input" if mode == "jacrev" else "output")
+        self.block_dtype = "input" if mode == "jacrev" else "output"
 
     def function_for(self, arg_types, program):
         from ..frontend.synthetic import from_source
@@ -275,11 +274,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
-    """JAX's ``jacfwd(jacrev(fun))``: the same values, layout and dtypes, computed as
-    ``jacrev(jacrev(fun))``. astjax's forward mode differentiates the pullback (see above), so
-    reverse over reverse generates second-order code where jacfwd over jacrev generates third
-    (about 10x faster to compile)."""
-    return _Jacobian(jacrev(fun, argnums, has_aux, holomorphic), argnums, "jacrev", has_aux,
-                     holomorphic, block_dtype="output")
-
-
+    """JAX's ``jacfwd(jacrev(fun))``: forward over reverse."""
+    return _Jacobian(jacrev(fun, argnums, has_aux, holomorphic), argnums, "jacfwd", has_aux,
+                     holomorphic)

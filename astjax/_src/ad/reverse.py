@@ -591,32 +591,11 @@ class ReverseMode:
         stmts = []
         g = self.container_seed(target, t, stmts, val(target, old=False))  # split: a tuple
         operands = anno.get(value, "operand_nodes")
-        params = anno.get(value, "param_nodes")
-        resolved = anno.get(value, "resolved_params") or {}
         rename = lambda node: _renamed(node, val)
-        args = [val(target, old=False)]
-        for name in op.operands:
-            node = operands.get(name)
-            if isinstance(node, tuple):
-                args.append(gast.Tuple(elts=[rename(n) for n in node], ctx=gast.Load()))
-            elif node is None:
-                args.append(const(None))
-            else:
-                args.append(rename(node))
-        args.append(g)
-        keywords = []
-        for name, node in params.items():
-            if name in resolved:
-                keywords.append((name, literal_node(resolved[name])))
-            elif name == "index":
-                keywords.append((name, gast.Subscript(value=_ajx("s_"),
-                                                      slice=rename(node), ctx=gast.Load())))
-            elif isinstance(node, tuple):
-                keywords.append((name, gast.Tuple(elts=[rename(n) for n in node],
-                                                  ctx=gast.Load())))
-            else:
-                keywords.append((name, rename(node)))
-        if op.name.startswith("at_") and _names_one_place(params.get("index")):
+        args, keywords = rule_arguments(value, op, rename)
+        args = [val(target, old=False)] + args + [g]
+        if op.name.startswith("at_") and _names_one_place(anno.get(value, "param_nodes").get(
+                "index")):
             # ints and slices cannot name a place twice: the rule then needs no old value
             # (so a loop of y.at[i].set(v) tapes no copy of y on the Numba backend)
             keywords = [kw for kw in keywords if kw[0] != "unique_indices"] + [
@@ -731,6 +710,36 @@ class ReverseMode:
             raise self.error(s, "astjax cannot differentiate this statement yet")
         reset()  # after the move has read the target's cotangent
         return stmts
+
+
+def rule_arguments(value, op, rename):
+    """The operands (in order; a tuple for a sequence operand, None where absent) and the
+    params (``(name, node)`` keywords) of the op call ``value``, as a rule takes them;
+    ``rename`` copies a node of the call (reading the values the rule should see)."""
+    operands = anno.get(value, "operand_nodes")
+    params = anno.get(value, "param_nodes")
+    resolved = anno.get(value, "resolved_params") or {}
+    args = []
+    for name in op.operands:
+        node = operands.get(name)
+        if isinstance(node, tuple):
+            args.append(gast.Tuple(elts=[rename(n) for n in node], ctx=gast.Load()))
+        elif node is None:
+            args.append(const(None))
+        else:
+            args.append(rename(node))
+    keywords = []
+    for name, node in params.items():
+        if name in resolved:
+            keywords.append((name, literal_node(resolved[name])))
+        elif name == "index":
+            keywords.append((name, gast.Subscript(value=_ajx("s_"), slice=rename(node),
+                                                  ctx=gast.Load())))
+        elif isinstance(node, tuple):
+            keywords.append((name, gast.Tuple(elts=[rename(n) for n in node], ctx=gast.Load())))
+        else:
+            keywords.append((name, rename(node)))
+    return args, keywords
 
 
 _BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multiply",

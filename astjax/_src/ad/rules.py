@@ -30,3 +30,23 @@ def vjp_rule(*op_names):
 def nondifferentiable(*op_names):
     for name in op_names:
         REGISTRY[name].differentiable = False
+
+
+# A JVP rule (forward mode, ``forward.py``) gets the op's output ``z``, its operands in
+# order, then one tangent per operand (None for an operand with no tangent: a constant, an
+# integer, or a value that does not depend on the inputs), then the op's params as
+# keywords, and returns the output's tangent (a tuple for a tuple output). The tangent may
+# have a broadcast-compatible shape and a weak dtype: the transform casts it to z's.
+#
+#     @jvp_rule("prod")
+#     def prod_jvp(z, a, ta, axis=None, dtype=None, out=None, keepdims=False, ...):
+#
+# Ops without one are covered by forward.py's families: elementwise ops reuse their VJP
+# rule (a diagonal Jacobian is its own transpose), linear and multilinear ops are applied
+# to the tangents.
+def jvp_rule(*op_names):
+    def register(fn):
+        for name in op_names:
+            REGISTRY[name].rules["jvp"] = fn
+        return fn
+    return register
