@@ -252,10 +252,22 @@ def test_under_jit(jac, x64):
     np.testing.assert_allclose(caller(X), np.sum(expected ** 2), rtol=1e-6)
 
 
-def test_loop_stays_a_loop():
-    source = astjax.make_source(jit(jacrev(tree_out, argnums=(0, 1))))(
-        {"w": W, "b": np.zeros(2)}, X)
-    assert "for i in range(n):" in source
+def test_one_sweep_batched_over_the_basis():
+    """As in JAX, the Jacobian is one vjp (jvp) sweep under vmap, not a loop of sweeps."""
+    for transform in (jacrev, jacfwd):
+        source = astjax.make_source(jit(transform(tree_out, argnums=(0, 1))))(
+            {"w": W, "b": np.zeros(2)}, X)
+        assert f"{transform.__name__}_batched(" in source and "_batched(args, y, x, " in source
+        assert "for i in range(n):" not in source and "for j in range(m):" not in source
+
+
+def test_a_step_that_does_not_batch_loops_over_the_basis(x64):
+    """vmap of a recursive jvp does not type (the recursion's batch size is unknown while it
+    is typed): jacfwd then loops over the basis vectors, with the same values."""
+    from .ad_programs import recursive
+    x = np.array([0.3, 0.7, 1.1])
+    assert "for j in range(m):" in astjax.make_source(jacfwd(recursive))(x, 3)
+    np.testing.assert_allclose(jacfwd(recursive)(x, 3), jacrev(recursive)(x, 3), rtol=1e-12)
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 """jacrev, jacfwd and hessian: Jacobians as generated source, laid out as in JAX.
 
 The generated ``f_jacrev``/``f_jacfwd`` lays the output leaves (and the differentiated
-input leaves) out one after another in a flat vector, runs a loop of jacobian_lib over
-its basis vectors (one vjp or jvp each, compiled like user code: the loop stays a
-loop), and slices the flat Jacobian into JAX's layout: the output's tree outside, then
+input leaves) out one after another in a flat vector, runs jacobian_lib over its basis
+vectors (one vjp or jvp sweep batched over all of them by vmap, as JAX does, or a loop of
+sweeps where that does not type), and slices the flat Jacobian into JAX's layout: the output's tree outside, then
 one entry per argnum (tuple argnums), then the input's tree, each block
 ``out.shape + in.shape``.
 """
@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from ..api import Jitted
+from ..batching.api import Vmapped
 from ..ir.types import ArrayType, Static
 from ..lax.common import path_str, rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
@@ -155,12 +156,22 @@ class _Jacobian(Jitted):
         namespace = {"_f": spec.fn, "jnp": jacobian_lib.jnp,
                      "_y_dtype": _leaf_dtype(outs), "_x_dtype": _leaf_dtype(ins)}
         if self.mode == "jacrev":
-            namespace["_loop"] = jacobian_lib.jacrev_rows
-            namespace["_step"] = self._pull(spec, arg_types, nums, out_type, outs, ins)
+            step = self._pull(spec, arg_types, nums, out_type, outs, ins)
         else:
-            namespace["_loop"] = jacobian_lib.jacfwd_columns
-            namespace["_step"] = self._push(spec, arg_types, nums, out_type, outs, ins, program)
-        return from_source(name, "\n".join(lines) + "\n", namespace, spec.parsed)
+            step = self._push(spec, arg_types, nums, out_type, outs, ins, program)
+        source = "\n".join(lines) + "\n"
+        # one sweep batched over the basis (vmap); a loop of sweeps if that does not type
+        batched = from_source(name, source, dict(namespace, _step=Vmapped(
+            step, in_axes=(None, None, None, 0)), _loop=getattr(
+            jacobian_lib, f"{self.mode}_batched")), spec.parsed)
+        try:
+            program.specialize(batched, arg_types)
+            return batched
+        except Exception:  # noqa: BLE001 (the loop below raises any error that is real)
+            loop = jacobian_lib.jacrev_rows if self.mode == "jacrev" else \
+                jacobian_lib.jacfwd_columns
+            return from_source(name, source, dict(namespace, _step=step, _loop=loop),
+                               spec.parsed)
 
     def _pull(self, spec, arg_types, nums, out_type, outs, ins):
         """``pull(args, y, x, e)``: the raveled cotangent of the inputs ``nums`` for the flat

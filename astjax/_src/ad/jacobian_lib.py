@@ -1,4 +1,5 @@
-"""Jacobians as ordinary jnp loops over basis vectors, compiled like user code.
+"""Jacobians over basis vectors, compiled like user code: one batched sweep (the step
+under vmap, as JAX does), or a loop of sweeps where the step does not batch.
 
 The loops see flat vectors: the output leaves raveled one after another (``n`` elements of
 dtype ``y_dtype``), likewise the differentiated input leaves (``m``, ``x_dtype``); the
@@ -26,3 +27,14 @@ def jacfwd_columns(push, args, y, x, n, m, y_dtype, x_dtype):
         v = jnp.zeros(m, x_dtype).at[j].set(1.0)
         cols = cols.at[j].set(push(args, y, x, v))
     return jnp.transpose(cols)
+
+
+def jacrev_batched(pull, args, y, x, n, m, y_dtype, x_dtype):
+    """d y / d x as one reverse sweep batched over the n output basis vectors (``pull`` is
+    vmapped over its last argument)."""
+    return pull(args, y, x, jnp.eye(n, dtype=y_dtype))
+
+
+def jacfwd_batched(push, args, y, x, n, m, y_dtype, x_dtype):
+    """d y / d x as one forward sweep batched over the m input basis vectors."""
+    return jnp.transpose(push(args, y, x, jnp.eye(m, dtype=x_dtype)))

@@ -435,6 +435,8 @@ def _derived_ok(value):
     from ..frontend.synthetic import SyntheticFunction
     if isinstance(value, SyntheticFunction) or _literal(value):
         return True
+    if _is_target(value) and isinstance(getattr(value, "fun", None), SyntheticFunction):
+        return True  # a transform astjax applied to a generated function (vmap of a step)
     if isinstance(value, pytypes.ModuleType):
         return _trusted_module(value.__name__) and sys.modules.get(value.__name__) is value
     where = _importable(value)

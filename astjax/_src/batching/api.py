@@ -31,6 +31,9 @@ class Vmapped(Jitted):
         self.axis_name, self.axis_size = axis_name, axis_size
         self.generated = {}
 
+    def __repr__(self):  # shown in generated source (a static argument's type)
+        return f"vmap({getattr(self.fun, '__name__', self.fun)}, in_axes={self.in_axes!r})"
+
     def backend_now(self):
         """Outside jit, vmap runs generated NumPy code (as grad does): no compile wait."""
         return "python"
