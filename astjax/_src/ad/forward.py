@@ -141,7 +141,10 @@ class ForwardMode:
         return paths
 
     def is_active(self, node):
-        return isinstance(node, gast.Name) and node.id in self.active
+        """Whether ``node`` carries a tangent here (a variable that is a constant at this
+        point, as ``acc = 0.0`` before a peeled loop, has none)."""
+        return isinstance(node, gast.Name) and node.id in self.active and \
+            not isinstance(anno.get(node, "type"), Static)
 
     # --- which variables carry tangents ------------------------------------------------------
     def activity(self):

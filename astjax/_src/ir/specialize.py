@@ -65,7 +65,9 @@ class Program:
                 break
             anf = peeled
         spec.typing = False
-        if spec.return_type is UNKNOWN:
+        # (a helper called with the still-unknown result of a recursive call returns
+        # unknown too: the recursive function is typed again once its result is known)
+        if spec.return_type is UNKNOWN and UNKNOWN not in _leaf_types(arg_types):
             raise spec.parsed.error(spec.parsed.node, f"{fn.__name__} never returns a value "
                                     f"(infinite recursion?)", TypeCheckError)
         make_casts_explicit(spec)
@@ -271,3 +273,11 @@ def _rebind(value, old, new):
     for k, v in nodes.items():
         if v is old:
             nodes[k] = new
+
+
+def _leaf_types(t):
+    """The types inside a tuple of types or a container type, and the type itself."""
+    yield t
+    for child in (t if isinstance(t, tuple) else getattr(t, "elts", None) or
+                  getattr(t, "children", None) or ()):
+        yield from _leaf_types(child)
