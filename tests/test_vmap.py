@@ -263,6 +263,7 @@ SAMPLES = _elementwise_samples() + [
     ("argsort", "jnp.argsort(a)", [F(2, 3)]),
     ("unbroadcast", "_ajx.unbroadcast(a, b)", [F(2, 3), F(1, 3)]),
     ("cotangent_like", "_ajx.cotangent_like(a, b)", [F(3), F(2, 3)]),
+    ("shape_stub", "_ajx.shape_stub(a)", [F(2, 3)]),
 ]
 
 # ops whose operands are only sizes (nothing to batch): used inside a batched function

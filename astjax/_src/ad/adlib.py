@@ -9,6 +9,7 @@ from .rules import vjp_rule
 s_ = np.s_
 unbroadcast = adops.unbroadcast
 cotangent_like = adops.cotangent_like
+shape_stub = adops.shape_stub
 moveaxis = jnp.moveaxis  # the stacked-list adjoint (reverse.py)
 
 

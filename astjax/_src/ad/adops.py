@@ -46,3 +46,14 @@ def _cotangent_like_rule(d, z):
 cotangent_like = Op("cotangent_like", _cotangent_like, _cotangent_like_rule,
                     operands=("d", "z"))
 del NAMESPACE["cotangent_like"]
+
+
+def _shape_stub(x):
+    """An array with x's shape and dtype that holds one element (zero strides): what a tape
+    keeps of a value whose adjoint reads only its shape (python backend, reverse.py)."""
+    x = np.asarray(x)
+    return np.broadcast_to(np.zeros((), x.dtype), x.shape)
+
+
+shape_stub = Op("shape_stub", _shape_stub, lambda x: as_array_type(x), differentiable=False)
+del NAMESPACE["shape_stub"]

@@ -301,9 +301,19 @@ class ReverseMode:
         for v in variables:
             if v in self.unsafe and (where is None or where + (v,) in self.push_at):
                 tape = self.tape(v, where and where[1], stmt)
+                value = load(v)
+                if where is not None and where[1] == "after" and self.shape_only_result(stmt):
+                    value = _call(_ajx("shape_stub"), [value])
                 stmts.append(gast.Expr(value=_call(gast.Attribute(
-                    value=load(tape), attr="append", ctx=gast.Load()), [load(v)])))
+                    value=load(tape), attr="append", ctx=gast.Load()), [value])))
         return stmts
+
+    def shape_only_result(self, s):
+        """Whether the rule of ``s`` reads only the shape of its result, so that the python
+        backend can tape a one-element stub of it (``y.at[i].set(v)`` in a loop would
+        otherwise keep a copy of y per trip; Numba drops that tape after inlining)."""
+        return getattr(self.spec.program, "backend", None) == "python" and \
+            _unread_operand(s.value) is not None
 
     def pop(self, variables, renames, where=None, stmt=None):
         """Pop recorded values (reverse order) into fresh names; ``renames`` maps old->new.

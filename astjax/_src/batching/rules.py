@@ -85,7 +85,7 @@ def broadcasting_call(bx, opname, vals, params=None):
 
 
 @rule("where", "clip", "fma", "ldexp", "astype", "round", "nan_to_num", "stop_gradient",
-      "frexp", "matrix_transpose")
+      "frexp", "matrix_transpose", "shape_stub")
 def broadcasting(bx, op, vals, params, t):
     _no_batched_params(params, op)
     if op.name == "add":
