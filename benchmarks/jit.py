@@ -305,18 +305,20 @@ _JAX_COLD = textwrap.dedent("""
 
 def bench_first_call():
     here = os.path.dirname(os.path.abspath(__file__))
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, ASTJAX_CACHE_DIR=cache, NUMBA_CACHE_DIR=cache,
-                   ASTJAX_BENCH_NO_JAX="1")
-        script = _COLD.format(here=here)
+    script = _COLD.format(here=here)
 
-        def run():
-            out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                                 text=True, check=True)
-            return float(out.stdout.split()[-1])
-        cold = run()
-        warm = statistics.median(run() for _ in range(3))
-    t = {"astjax": cold, "astjax warm cache": warm}
+    def run(cache, **extra):
+        env = dict(os.environ, ASTJAX_CACHE_DIR=cache, NUMBA_CACHE_DIR=cache,
+                   ASTJAX_BENCH_NO_JAX="1", **extra)
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True)
+        return float(out.stdout.split()[-1])
+    with tempfile.TemporaryDirectory() as cache:
+        cold = run(cache)
+        warm = statistics.median(run(cache) for _ in range(3))
+    with tempfile.TemporaryDirectory() as cache:  # the call runs python code; Numba compiles
+        tiered = run(cache, ASTJAX_TIERED_COMPILE="1")  # on a thread (the process waits)
+    t = {"astjax": cold, "astjax warm cache": warm, "astjax tiered, cold": tiered}
     if jax:
         out = subprocess.run([sys.executable, "-c", _JAX_COLD.format(here=here)],
                              capture_output=True, text=True, check=True)

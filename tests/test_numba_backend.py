@@ -239,6 +239,61 @@ def test_jit_jacfwd_is_forward_mode_on_numba(numba_backend):
     _assert_tree_close(got, astjax.jacrev(array_loop)(x), 2e-5)
 
 
+@pytest.fixture
+def tiered(numba_backend, monkeypatch):
+    """Tiered jit with the background compile held until the test releases it."""
+    import threading
+    from astjax._src.api import Compiled
+    release = threading.Event()
+    compile_now = Compiled._background_compile
+
+    def held(self, signature):
+        release.wait(timeout=60)
+        compile_now(self, signature)
+    monkeypatch.setattr(Compiled, "_background_compile", held)
+    astjax.config.update("astjax_tiered_compile", True)
+    yield release
+    release.set()
+    astjax.config.update("astjax_tiered_compile", False)
+
+
+def _tiered_loss(x):
+    return jnp.sum(jnp.tanh(x) * x)
+
+
+def test_tiered_calls_run_python_until_numba_is_compiled(tiered):
+    from astjax._src.backends.numba_cpu.boundary import dispatcher
+    x = np.linspace(-1.0, 1.0, 7).astype(np.float32)
+    expected = np.sum(np.tanh(x) * x)
+    f = astjax.jit(_tiered_loss)
+    for _ in range(2):  # Numba has compiled nothing yet: the python backend answers
+        np.testing.assert_allclose(f(x), expected, rtol=1e-6)
+    (compiled,) = f.cache.values()
+    assert compiled.python_twin().backend == "python"
+    assert compiled._background.is_alive() and not dispatcher(compiled.entry).signatures
+    tiered.set()
+    compiled._background.join()
+    np.testing.assert_allclose(f(x), expected, rtol=1e-6)  # the Numba code now
+    assert compiled.backend == "numba" and not compiled.first_call
+    assert len(dispatcher(compiled.entry).signatures) == 1
+
+
+def test_tiered_compile_failure_falls_back_to_python(tiered, monkeypatch):
+    import numba
+    from astjax._src.api import Compiled
+
+    def fails(self, signature):
+        self._background_error = numba.core.errors.TypingError("cannot type this")
+    monkeypatch.setattr(Compiled, "_background_compile", fails)
+    x = np.array([0.5, 2.0], np.float32)
+    f = astjax.jit(_tiered_loss)
+    f(x)
+    (compiled,) = f.cache.values()
+    compiled._background.join()
+    np.testing.assert_allclose(f(x), np.sum(np.tanh(x) * x), rtol=1e-6)
+    assert compiled.backend == "python" and "cannot type this" in compiled.fallback_reason
+
+
 def test_unsupported_op_falls_back_to_python(numba_backend):
     def f(x):
         return jnp.argsort(x)  # no Numba lowering (yet)

@@ -7,6 +7,7 @@ on ``Jitted`` and called outside jit run the python backend.
 import functools
 import inspect
 import sys
+import threading
 import time
 
 import numpy as np
@@ -149,6 +150,10 @@ class Compiled:
     def run(self, values, donate_argnums=()):
         """Call the generated entry on the user's values; return Arrays (pending ones when
         the call is queued on its device: see runtime/dispatch.py)."""
+        if self.backend == "numba" and self.first_call and config.astjax_tiered_compile:
+            twin = self._tier(values)
+            if twin is not None:
+                return twin.run(values, donate_argnums)
         device = dispatch.placement(values)
         label = f"jit({self.name})"
         if self.backend == "numba":
@@ -166,6 +171,45 @@ class Compiled:
         inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
         return dispatch.execute(self._call_python, inputs, self.out_type, device=device,
                                 name=label, nan_origin=origin)
+
+    # --- tiered compilation ----------------------------------------------------------------
+    def _tier(self, values):
+        """Tiered jit: the python twin that runs calls while Numba compiles on a background
+        thread (started by the first call), or None once that compile has ended: this
+        call then runs the Numba code, or the python backend if Numba failed."""
+        thread = getattr(self, "_background", None)
+        if thread is None:
+            import numba
+            from .backends.numba_cpu import boundary
+            signature = tuple(numba.typeof(boundary.to_numba(v, t))
+                              for v, t in zip(values, self.arg_types) if not isinstance(t, Static))
+            self._background_error = None
+            thread = self._background = threading.Thread(
+                target=self._background_compile, args=(signature,),
+                name=f"astjax compile {self.name}")
+            thread.start()  # (not a daemon: exiting waits, no half-written Numba cache)
+            if config.log_compiles:
+                print(f"astjax: Numba compiles {self.name} in the background; calls run on "
+                      f"the python backend until it is done", file=sys.stderr)
+        elif not thread.is_alive():
+            if self._background_error is not None:
+                from .backends.numba_cpu.boundary import numba_failure
+                self._fall_back(numba_failure(self._background_error, self.entry))
+            self.first_call = False
+            return None
+        return self.python_twin()
+
+    def _background_compile(self, signature):
+        from .backends.numba_cpu.boundary import dispatcher
+        start = time.perf_counter()
+        try:
+            dispatcher(self.entry).compile(signature)
+        except Exception as e:  # reported by the next call (_tier), in the caller's thread
+            self._background_error = e
+            return
+        if config.log_compiles:
+            print(f"astjax: Numba compiled {self.name} in the background in "
+                  f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
 
     def _nan_origin(self, values, donate_argnums):
         """For ``debug_nans``: rerun the call on the python backend with NumPy raising at

@@ -20,6 +20,10 @@ _DEFAULTS = {
     # Numba backend: elementwise loop nests run on every core (prange); jit(parallel=...)
     # decides per function
     "astjax_parallel": False,
+    # tiered jit: Numba compiles on a background thread while the first calls run the
+    # python backend's code, so no call waits for a compile (results may differ in the
+    # last bits until the switch: the two backends' math kernels round differently)
+    "astjax_tiered_compile": False,
 }
 _CHOICES = {"astjax_jit_backend": ("numba", "python")}
 

@@ -108,6 +108,14 @@ def one_parallel_call_at_a_time(entry):
     return call
 
 
+def dispatcher(entry):
+    """The Numba dispatcher of a loaded entry (under one_parallel_call_at_a_time's
+    wrapper, if any)."""
+    while not hasattr(entry, "py_func") and hasattr(entry, "__wrapped__"):
+        entry = entry.__wrapped__
+    return entry
+
+
 def numba_failure(error, entry):
     """A one-line reason for a Numba compile failure (which means generated code it cannot
     type, our bug, not the user's): Numba's own first line, and the user's file:line that
@@ -117,8 +125,7 @@ def numba_failure(error, entry):
     what = body[0]
     if what.endswith(":"):  # "No implementation of function ... found for signature:"
         what += " " + next((line for line in body[1:] if line.startswith(">>>")), "")
-    while not hasattr(entry, "py_func") and hasattr(entry, "__wrapped__"):
-        entry = entry.__wrapped__  # one_parallel_call_at_a_time's wrapper
+    entry = dispatcher(entry)
     namespace = getattr(getattr(entry, "py_func", entry), "__globals__", {})
     line_map = namespace.get("__astjax_line_map__", {})
     module_file = os.path.basename(namespace.get("__file__") or "?")
