@@ -204,6 +204,30 @@ def test_stubbed_tape_differentiates_and_batches_again(x64):
                                rtol=1e-12)
 
 
+def _hvp(x, v):
+    return jvp(grad(P.numpy_style), (x,), (v,))[1]
+
+
+def _directional(x):
+    return jvp(P.sum_logistic, (x,), (x * 2.0,))[1]
+
+
+def test_jvp_inside_compiled_code(x64):
+    """jvp called in a jitted/differentiated function: forward over reverse (a
+    Hessian-vector product) under jit, and reverse over forward under grad."""
+    x, v = np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, -1.0, 0.5])
+    np.testing.assert_allclose(astjax.jit(_hvp)(x, v), hessian(P.numpy_style)(x) @ v,
+                               rtol=1e-10)
+    check_grads(_directional, (x,), order=1, modes=("rev",))
+
+
+def test_jvp_inside_compiled_code_names_the_line():
+    def bad(x):
+        return jvp(P.sum_logistic, (x,), ())
+    with pytest.raises(TypeError, match=r"test_grad.py:\d+.*1 primals but 0 tangents"):
+        astjax.jit(bad)(np.ones(3, np.float32))
+
+
 def test_custom_vjp_rule_is_used():
     x = np.float32([0.0, 1.0, 3.0])
     g = grad(P.uses_custom_vjp)(x)

@@ -276,6 +276,39 @@ def jvp(fun, primals, tangents):
     return compiled.run(values)
 
 
+def _jvp_in_compiled_code(arg_types, program):
+    """``jvp(f, primals, tangents)`` inside jit/grad/vmap: a call of f's generated
+    ``*_jvp`` (f a static function, primals and tangents tuples)."""
+    from ..errors import TypeCheckError
+    from ..frontend.synthetic import from_source
+    from ..ir.types import SequenceType
+    fun_t, primals_t, tangents_t = arg_types
+
+    def elements(t, what):
+        if isinstance(t, SequenceType):
+            return t.elts
+        if isinstance(t, Static) and isinstance(t.value, (tuple, list)):
+            return tuple(Static(v) for v in t.value)
+        raise TypeCheckError(f"jvp: {what} must be a tuple or a list, got {t}")
+    primal_types, tangent_types = elements(primals_t, "primals"), elements(tangents_t, "tangents")
+    if len(primal_types) != len(tangent_types):
+        raise TypeCheckError(f"jvp: {len(primal_types)} primals but {len(tangent_types)} "
+                             f"tangents")
+    if not isinstance(fun_t, Static) or not callable(fun_t.value):
+        raise TypeCheckError(f"jvp: the function must be known when the code is generated, "
+                             f"got {fun_t}")
+    spec = _inner_spec(Transformed(fun_t.value), primal_types, program)
+    n = len(primal_types)
+    args = [f"primals[{k}]" for k in range(n)] + [f"tangents[{k}]" for k in range(n)]
+    source = (f"def {spec.name}_jvp_call(fun, primals, tangents):\n"
+              f"    return _jvp({', '.join(args)})\n")
+    return from_source(f"{spec.name}_jvp_call", source,
+                       {"_jvp": jvp_function(spec, program)}, spec.parsed)
+
+
+jvp.function_for = _jvp_in_compiled_code
+
+
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``."""
     out = _Primal(fun)(*primals)
