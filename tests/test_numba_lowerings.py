@@ -85,6 +85,28 @@ def test_batched_matmul_einsum_tensordot_float32(numba_backend):
     assert "np.dot(" in compiled.source and "jnp." not in compiled.source
 
 
+def chains(m, n, v, a3, i3):
+    return (jnp.einsum("ij,jk,kl,lm->im", m, n, m, n),   # four operands, three np.dot calls
+            jnp.einsum("ij,ij,ij->i", m, m, m),           # a label in every operand
+            jnp.einsum("ii,ij,jk->k", n[:3, :3], m, n),   # a diagonal first
+            jnp.einsum("...j,jk,k->...", a3, n, v),       # an ellipsis
+            jnp.einsum("ij,jk,kl->", i3[0], i3[1].T, i3[0]))  # integers: loop nests
+
+
+def test_einsum_of_three_or_more_operands_contracts_pairwise(numba_backend):
+    m, n, v = _normal(3, 4), _normal(4, 3), _normal(3)
+    a3, i3 = _normal(2, 3, 4), _RNG.integers(-3, 3, (2, 3, 4)).astype(np.int32)
+    got, compiled = _run(chains, m, n, v, a3, i3)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    expected = (np.einsum("ij,jk,kl,lm->im", m, n, m, n), np.einsum("ij,ij,ij->i", m, m, m),
+                np.einsum("ii,ij,jk->k", n[:3, :3], m, n),
+                np.einsum("...j,jk,k->...", a3, n, v),
+                np.asarray(np.einsum("ij,jk,kl->", i3[0], i3[1].T, i3[0])))
+    _check(got, expected)
+    chain = compiled.source.split("def ")[1]
+    assert chain.count("np.dot(") >= 3
+
+
 def products64(a, b, v, m):
     return (a @ b, v @ a, jnp.einsum("bij,bjk->bik", a, jnp.transpose(a, (0, 2, 1))),
             jnp.einsum("ii->", m), jnp.argmax(a, axis=-1), jnp.einsum("bij,j->bi", a, b[:, 0]))

@@ -10,15 +10,20 @@ Subscripts are static, so the plan is made here, at generation time:
     not the output) labels: each operand is transposed and reshaped to
     ``(batch, free, contracted)``, then one ``np.dot`` (BLAS) per batch element
     writes into a preallocated result, reshaped and transposed to the output;
-  * anything else (integers, one or three operands, traces, diagonals, labels
-    summed in one operand only): a loop nest, output indices outer and summed
-    indices inner, accumulating in the output dtype.
+  * anything else (integers, one operand, traces, diagonals, labels summed in
+    one operand only): a loop nest, output indices outer and summed indices
+    inner, accumulating in the output dtype;
+  * three or more operands: contracted two at a time, left to right (each step
+    planned as above), so a chain ``ij,jk,kl->il`` costs two matrix products,
+    not one loop over every label at once.
 
 A dim known to be 1 is indexed at 0 and takes no part in the sizes, so it
 broadcasts as in NumPy; a label whose sizes differ at run time (a size-1 dim
 the types did not know) raises ``_Broadcast`` and the call reruns on the python
 backend, which does what NumPy does.
 """
+import copy
+
 import numpy as np
 
 from ...ir import anno
@@ -83,11 +88,31 @@ def contract(c, operands, out_labels, what):
     dtype = np.dtype(c.out.dtype)
     if dtype.kind not in "biufc" or (dtype.kind in "fc" and dtype.itemsize < 4):
         raise Unsupported(f"{what} of {dtype.name}")
+    if len(operands) > 2:
+        return _pairwise(c, operands, out_labels, what)
     lines, size = _sizes(c, operands, out_labels, what)
     plan = _blas_plan(operands, out_labels, dtype)
     if plan is not None:
         return lines + _blas(c, operands, out_labels, size, plan, what)
     return lines + _loop_nest(c, operands, out_labels, size, what)
+
+
+def _pairwise(c, operands, out_labels, what):
+    """Contract the first two operands into an intermediate that keeps the labels the
+    output or a later operand still needs, then go on with it and the rest."""
+    first, second, rest = operands[0], operands[1], operands[2:]
+    needed = set(out_labels) | {label for op in rest for label in op.labels}
+    labels = []
+    for label in first.labels + second.labels:
+        if label in needed and label not in labels:
+            labels.append(label)
+    live = {label for op in (first, second) for _, label in op.live()}
+    t = ArrayType(np.dtype(c.out.dtype), tuple(label not in live for label in labels), False)
+    step = copy.copy(c)
+    step.target, step.out = c.emitter.names.fresh("pair"), t
+    lines = contract(step, [first, second], labels, what)
+    return lines + contract(c, [_Operand(None, step.target, t, labels)] + rest, out_labels,
+                            what)
 
 
 # --- BLAS: transpose and reshape to (batch, free, contracted), np.dot per batch element -----
