@@ -102,9 +102,6 @@ class ForwardMode:
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
         self.namespace["_ajx"] = adlib
-        self.locals = set(self.params) | {
-            n.id for n in gast.walk(self.fdef)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.active = self.activity()
 
     # --- names ---------------------------------------------------------------------------
@@ -160,7 +157,8 @@ class ForwardMode:
                     if not anno.get(s.value, "list_append"):
                         continue
                     target, item = s.value.func.value.id, s.value.args[0]
-                    if target not in active and self.is_active_in(item, active):
+                    if target not in active and isinstance(item, gast.Name) and \
+                            item.id in active:
                         active.add(target)
                         changed = True
                     continue
@@ -177,10 +175,6 @@ class ForwardMode:
                     active.add(target)
                     changed = True
         return active
-
-    @staticmethod
-    def is_active_in(node, active):
-        return isinstance(node, gast.Name) and node.id in active
 
     # --- entry ---------------------------------------------------------------------------
     def build(self, fn):
@@ -323,12 +317,6 @@ class ForwardMode:
         if not any(self.is_active(n) for node in operands.values() if node is not None
                    for n in (node if isinstance(node, tuple) else (node,))):
             return None
-        if op.name in ("array", "asarray", "stack") and self.is_active(operands[op.operands[0]]) \
-                and isinstance(anno.get(operands[op.operands[0]], "type"), ListType):
-            lst = operands[op.operands[0]]
-            if [p for p, _ in _leaves(anno.get(lst, "type"))] != [()]:
-                raise NoTangentRule("a stacked list of containers")
-            return self.substituted(value, {id(lst): load(self.tan(lst.id))}, t, z)
         rule = op.rules.get("jvp")
         if rule is not None:
             return self.rule_tangent(op, value, rule, t, z, stmts)
@@ -354,11 +342,7 @@ class ForwardMode:
         return args
 
     def tangent_or_none(self, node):
-        if not self.is_active(node):
-            return const(None)
-        if _leaves(anno.get(node, "type")) != [((), anno.get(node, "type"))]:
-            raise NoTangentRule("an op on a container")
-        return load(self.tan(node.id))
+        return load(self.tangent_name(node)) if self.is_active(node) else const(None)
 
     def rule_tangent(self, op, value, rule, t, z, stmts):
         args, keywords = rule_arguments(value, op, anno.clean_copy)
@@ -422,7 +406,9 @@ class ForwardMode:
         return self.substituted(value, replace, t, z)
 
     def tangent_name(self, node):
-        if _leaves(anno.get(node, "type")) != [((), anno.get(node, "type"))]:
+        """The tangent of an active operand: an array, or a list of arrays (``jnp.array(xs)``
+        of a list built by append). An op on a container has no rule here."""
+        if [path for path, _ in _leaves(anno.get(node, "type"))] != [()]:
             raise NoTangentRule("an op on a container")
         return self.tan(node.id)
 

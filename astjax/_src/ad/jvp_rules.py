@@ -19,7 +19,7 @@ import astjax.numpy as jnp
 
 from .rules import jvp_rule
 from .vjp_indexing import _times_others
-from .vjp_reductions import _count, _flattened, _keepdims, _scan_axis
+from .vjp_reductions import _count, _flattened, _keepdims, _scan_axis, prod_partials
 
 
 def _plus(a, b):
@@ -55,17 +55,12 @@ def prod_jvp(z, a, ta, axis=None, dtype=None, out=None, keepdims=False,
     zero and 0 elsewhere; with two or more zeros, 0."""
     if ta is None:
         return None
-    b = _in_dtype(a, dtype)
-    zero = b == 0
-    zeros = jnp.sum(zero, axis=axis, keepdims=True)
-    safe = jnp.where(zero, 1.0, b)
-    others = jnp.prod(safe, axis=axis, keepdims=True)  # the product of the non-zeros
-    partial = jnp.where(zeros == 0, others / safe,
-                        jnp.where(zero & (zeros == 1), others, 0.0))
-    return jnp.sum(partial * _in_dtype(ta, dtype), axis=axis, keepdims=keepdims)
+    partials = prod_partials(_in_dtype(a, dtype), axis)
+    return jnp.sum(partials * _in_dtype(ta, dtype), axis=axis, keepdims=keepdims)
 
 
-def _chooser_jvp(z, a, ta, axis, keepdims):
+@jvp_rule("max", "min")
+def chooser_jvp(z, a, ta, axis=None, out=None, keepdims=False):
     """max/min: the mean of the tangents of the elements equal to the result (JAX's rule,
     the transpose of the VJP's equal split)."""
     if ta is None:
@@ -73,16 +68,6 @@ def _chooser_jvp(z, a, ta, axis, keepdims):
     selected = a == _keepdims(z, axis, keepdims)
     counts = jnp.sum(selected, axis=axis, keepdims=keepdims)
     return jnp.sum(jnp.where(selected, ta, 0.0), axis=axis, keepdims=keepdims) / counts
-
-
-@jvp_rule("max")
-def max_jvp(z, a, ta, axis=None, out=None, keepdims=False):
-    return _chooser_jvp(z, a, ta, axis, keepdims)
-
-
-@jvp_rule("min")
-def min_jvp(z, a, ta, axis=None, out=None, keepdims=False):
-    return _chooser_jvp(z, a, ta, axis, keepdims)
 
 
 def _centered_dot(z, a, ta, axis, dtype, keepdims, ddof, correction):

@@ -50,13 +50,16 @@ def prod_vjp(z, a, g, axis=None, dtype=None, out=None, keepdims=False,
     non-zeros at the zero and 0 elsewhere; with two or more zeros, 0 everywhere.
     The cotangent is exact with zeros; its own derivative (second order) is exact only
     away from them: the selection is constant around a zero, the true gradient is not."""
+    return (_as_operand(_keepdims(g, axis, keepdims) * prod_partials(a, axis), a, dtype),)
+
+
+def prod_partials(a, axis):
+    """d prod(a, axis) / d a_i, in a's shape (see prod_vjp)."""
     zero = a == 0
     zeros = jnp.sum(zero, axis=axis, keepdims=True)
     safe = jnp.where(zero, 1.0, a)
     others = jnp.prod(safe, axis=axis, keepdims=True)  # the product of the non-zeros
-    partial = jnp.where(zeros == 0, others / safe,
-                        jnp.where(zero & (zeros == 1), others, 0.0))
-    return (_as_operand(_keepdims(g, axis, keepdims) * partial, a, dtype),)
+    return jnp.where(zeros == 0, others / safe, jnp.where(zero & (zeros == 1), others, 0.0))
 
 
 def _chooser(z, a, g, axis, keepdims):
