@@ -232,27 +232,3 @@ def at_power_jvp(z, x, values, tx, tv, index=None, indices_are_sorted=False,
     return _plus(_power_x_part(z, x, values, tx, index),
                  _power_values_part(z, x, values, tv, index, unique_indices))
 
-
-# --- arithmetic ------------------------------------------------------------------------------
-# The elementwise family would call the VJP rule once per operand with a tangent, each call
-# computing both operands' parts; these are the common binary ops written directly.
-
-@jvp_rule("add")
-def add_jvp(z, x, y, tx, ty):
-    return _plus(tx, ty)
-
-
-@jvp_rule("subtract")
-def subtract_jvp(z, x, y, tx, ty):
-    return _plus(tx, None if ty is None else -ty)
-
-
-@jvp_rule("multiply")
-def multiply_jvp(z, x, y, tx, ty):
-    return _plus(None if tx is None else tx * y, None if ty is None else x * ty)
-
-
-@jvp_rule("true_divide")
-def true_divide_jvp(z, x, y, tx, ty):
-    # d(x / y) = (dx - z dy) / y
-    return _plus(None if tx is None else tx / y, None if ty is None else -(z * ty) / y)

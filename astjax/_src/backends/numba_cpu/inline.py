@@ -79,15 +79,15 @@ class Inliner:
         return spec not in self.keep and _single_final_return(spec.fdef)
 
     def run(self, entry):
-        """Inline into every specialization; return the ones still called as functions."""
-        for spec in self.program.specs.values():
-            spec.fdef.body = self.block(spec.fdef.body, spec)
+        """Inline into the entry and into the functions still called after that (recursion
+        cycles); return those. (A callee that is inlined is only read: ``body_of``.)"""
         live, stack = [], [entry]
         while stack:
             spec = stack.pop()
             if spec in live:
                 continue
             live.append(spec)
+            spec.fdef.body = self.block(spec.fdef.body, spec)
             stack.extend(_calls(spec))
         return live
 
