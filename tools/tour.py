@@ -145,6 +145,13 @@ def main():
     start = src.index("def damped_vjp")
     print("\nThe generated reverse sweep of the loop (excerpt):")
     print("\n".join(src[start:].splitlines()[:34]))
+    _, tangent = astjax.jvp(lambda x: damped(x, 20), (xs,), (xs,))
+    print("\nForward mode: jvp(damped, (xs,), (xs,)) ->", repr(tangent),
+          "(grad . xs:", float(np.dot(astjax.grad(damped)(xs, 20), xs)), ")")
+    src = astjax.make_source(astjax.jacfwd(damped))(xs, 20)
+    start = src.index("def damped_jvp")
+    print("The generated tangent loop (excerpt): tangents beside the primal, nothing taped")
+    print("\n".join(src[start:].splitlines()[:14]))
 
     section("6. vmap: batching as a source rewrite")
     rng = np.random.default_rng(3)
