@@ -917,3 +917,73 @@ def test_default_arguments_are_not_mapped():
     np.testing.assert_allclose(vmap(scaled)(X), X * 2, rtol=1e-6)
     np.testing.assert_allclose(vmap(scaled, (0,))(X), X * 2, rtol=1e-6)
     np.testing.assert_allclose(vmap(scaled, (0, None))(X, 3.0), X * 3, rtol=1e-6)
+
+
+# --- custom rules under grad(vmap(...)) ------------------------------------------------------
+# Before, vmap batched the primal and dropped the rule: grad silently differentiated the
+# primal. The rules below differ from the primal's derivative on purpose.
+
+@astjax.custom_vjp
+def _scaled_sin(x, w):
+    return jnp.sin(x) * w
+
+
+def _scaled_sin_fwd(x, w):
+    return jnp.sin(x) * w, (jnp.cos(x), x, w)
+
+
+def _scaled_sin_bwd(res, g):
+    cos_x, x, w = res
+    return (g * cos_x * w * 2.0, g * jnp.sin(x) * 3.0)
+
+
+_scaled_sin.defvjp(_scaled_sin_fwd, _scaled_sin_bwd)
+
+
+@astjax.custom_jvp
+def _softplus5(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@_softplus5.defjvp
+def _softplus5_jvp(primals, tangents):
+    return _softplus5(primals[0]), tangents[0] * 5.0
+
+
+def _calls_scaled_sin(x, w):
+    return _scaled_sin(x, w) * 2.0
+
+
+def _loss_vmapped_vjp(xs, w):
+    return jnp.sum(vmap(_calls_scaled_sin, in_axes=(0, None))(xs, w))
+
+
+def _loss_vmapped_jvp(xs):
+    return jnp.sum(vmap(_softplus5)(xs))
+
+
+def test_grad_of_vmap_uses_custom_vjp_rule(x64):
+    x, w = np.array([[0.1, 0.2], [0.3, 0.4]]), np.array([1.5, 0.5])
+    gx, gw = grad(_loss_vmapped_vjp, argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(gx, 4.0 * np.cos(x) * w, rtol=1e-12)
+    np.testing.assert_allclose(gw, (6.0 * np.sin(x)).sum(0), rtol=1e-12)  # w is shared
+    np.testing.assert_allclose(jit(grad(_loss_vmapped_vjp))(x, w), gx, rtol=1e-12)
+
+
+def test_grad_and_jvp_of_vmap_use_custom_jvp_rule(x64):
+    x = np.array([[0.1, -2.0], [0.3, 4.0]])
+    np.testing.assert_allclose(grad(_loss_vmapped_jvp)(x), np.full_like(x, 5.0))
+    _, t = astjax.jvp(_loss_vmapped_jvp, (x,), (np.ones_like(x),))
+    np.testing.assert_allclose(t, 20.0)
+
+
+def test_grad_of_vmap_of_custom_rule_with_pytree_argument_raises():
+    @astjax.custom_vjp
+    def f(p):
+        return p["a"] * 2.0
+    f.defvjp(lambda p: (f(p), None), lambda r, g: ({"a": g},))
+
+    def loss(a):
+        return jnp.sum(vmap(f)({"a": a}))
+    with pytest.raises(NotImplementedError, match="under vmap is not supported yet"):
+        grad(loss)(np.ones((2, 3), np.float32))

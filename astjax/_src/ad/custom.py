@@ -13,6 +13,8 @@ that calls the primal; the wrapper carries the rule, and reverse mode
 import functools
 import inspect
 
+import astjax.numpy as jnp
+
 from ..frontend.synthetic import from_source
 
 
@@ -111,3 +113,73 @@ class custom_jvp(_Custom):
         source = (f"def {spec.name}_jvp({', '.join(params + tangents)}):\n"
                   f"    return _rule({tup(params)}, {tup(tangents)})\n")
         return from_source(f"{spec.name}_jvp", source, {"_rule": self.rule}, spec.parsed, into)
+
+
+class BatchedCustomVjp:
+    """The rule of a custom_vjp function batched by vmap: fwd and bwd under vmap, as JAX
+    batches them. ``arg_bt``: which arguments carry the batch (at axis 0); the output
+    does. An argument without it is shared by every example: its cotangent is summed."""
+
+    def __init__(self, custom, arg_bt):
+        self.custom, self.arg_bt = custom, tuple(arg_bt)
+
+    def vjp_function(self, spec, into):
+        from ..batching.api import Vmapped
+        fwd, bwd = self.custom.rule
+        params = [a.id for a in spec.fdef.args.args]
+        fixed_at = self.custom.nondiff_argnums
+        axes = tuple(0 if b else None for b in self.arg_bt)
+        diff = [p for i, p in enumerate(params) if i not in fixed_at]
+        cts = []
+        for i, p in enumerate(params):
+            if p not in diff:
+                cts.append("None")
+            else:
+                ct = f"cts[{diff.index(p)}]"
+                cts.append(ct if self.arg_bt[i] else f"_summed({ct})")
+        fixed = [params[i] for i in fixed_at]
+        source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
+                  f"    r = _fwd({', '.join(params)})\n"
+                  f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
+                  f"    return r[0], ({', '.join(cts)}{',' if len(params) == 1 else ''})\n")
+        namespace = {"_fwd": Vmapped(fwd, in_axes=axes),
+                     "_bwd": Vmapped(bwd, in_axes=tuple(axes[i] for i in fixed_at) + (0, 0)),
+                     "_summed": _summed}
+        return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
+
+
+class BatchedCustomJvp:
+    """The rule of a custom_jvp function batched by vmap: the user's jvp rule (and the
+    primal) under vmap; both modes then proceed as for custom_jvp."""
+
+    def __init__(self, custom, arg_bt):
+        from ..batching.api import Vmapped
+        axes = tuple(0 if b else None for b in arg_bt)
+        self.batched = custom_jvp.__new__(custom_jvp)
+        self.batched.fun = Vmapped(custom.fun, in_axes=axes)
+        self.batched.rule = Vmapped(custom.rule, in_axes=(axes, axes))
+
+    def vjp_function(self, spec, into):
+        return self.batched.vjp_function(spec, into)
+
+    def jvp_function(self, spec, into):
+        return self.batched.jvp_function(spec, into)
+
+
+class UnbatchableCustom:
+    """A custom function vmap batched in a way its rule cannot follow (yet): differentiating
+    it raises instead of silently differentiating the primal."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def vjp_function(self, spec, into):
+        raise NotImplementedError(f"differentiating {self.what} under vmap is not supported "
+                                  f"yet; apply grad inside the vmap (vmap(grad(f)))")
+
+
+def _summed(ct):
+    """The cotangent of an argument every example shares: summed over the batch."""
+    if ct is None:
+        return None
+    return jnp.sum(ct, axis=0)

@@ -160,6 +160,17 @@ def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size
     return entry.fn, entry.out_bt, entry.flags
 
 
+def batched_rule(custom, arg_bt, out_bt):
+    """The rule of a custom_vjp/custom_jvp function batched for ``arg_bt``."""
+    from ..ad.custom import BatchedCustomJvp, BatchedCustomVjp, UnbatchableCustom, custom_vjp
+    if out_bt is not True or not all(isinstance(b, bool) for b in arg_bt):
+        return UnbatchableCustom(f"{type(custom).__name__} function {custom.fun.__name__} "
+                                 f"with pytree arguments, or an output without the batch,")
+    if isinstance(custom, custom_vjp):
+        return BatchedCustomVjp(custom, arg_bt)
+    return BatchedCustomJvp(custom, arg_bt)
+
+
 def _vjp_origin(fn):
     """``(primal spec, live)`` when ``fn`` is a reverse-mode ``*_vjp`` function."""
     from ..ad import reverse
@@ -709,6 +720,9 @@ class Batcher:
                 return self.vjp_call(callee, origin, nodes, texts, arg_bt)
         else:
             fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one, self.axis_name)
+        custom = getattr(callee.fn, "custom_rule", None)
+        if custom is not None:  # grad of the batched call uses the rule, batched too
+            fn.custom_rule = batched_rule(custom, arg_bt, out_bt)
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
         name = self.global_ref(fn, fn.__name__)
