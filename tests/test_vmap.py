@@ -891,6 +891,39 @@ def test_collectives():
     np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
 
 
+def gather_outer(x):
+    return all_gather(x, "rows")
+
+
+def gather_cols_last(x):
+    return all_gather(x, "i", axis=-1)
+
+
+def _gather_scaled(v, s):
+    return all_gather(v * s, "rows", axis=1)
+
+
+def gather_inside_inner_vmap(x):
+    return vmap(_gather_scaled, in_axes=(0, None), axis_name="k")(x, x[0])
+
+
+def test_all_gather_axis_and_over_an_outer_axis():
+    """JAX's all_gather: the gathered axis at ``axis``, and over an outer vmap's axis from
+    inside an inner vmap (each inner example gets the outer examples' values)."""
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    got = vmap(vmap(gather_outer, axis_name="cols"), axis_name="rows")(x)
+    np.testing.assert_array_equal(got, np.broadcast_to(x.T, (3, 4, 3)))
+    y = X[:3, :2]  # per example (2,): the gathered axis last gives (2, 3)
+    np.testing.assert_array_equal(vmap(gather_cols_last, axis_name="i")(y),
+                                  np.broadcast_to(y.T, (3, 2, 3)))
+    z = np.arange(6.0, dtype=np.float32).reshape(3, 2, 1) + 1.0  # rows of (2, 1)
+    # example (r, k) gets, at axis 1, every row r2's z[r2, k] * z[r2, 0]
+    per_k = np.stack([(z[:, k, 0] * z[:, 0, 0])[None, :] for k in range(2)])  # (2, 1, 3)
+    want = np.broadcast_to(per_k, (3, 2, 1, 3))
+    np.testing.assert_allclose(vmap(gather_inside_inner_vmap, axis_name="rows")(z), want,
+                               rtol=1e-6)
+
+
 def test_unbound_axis_name():
     with pytest.raises(NameError, match="unbound axis name: i"):
         psum(X, "i")

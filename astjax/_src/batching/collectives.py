@@ -19,8 +19,8 @@ _STANDINS = {
     "pmean": "def pmean(x, axis_name):\n    return _jnp.true_divide(_jnp.asarray(x), 1)\n",
     "pmax": "def pmax(x, axis_name):\n    return _jnp.asarray(x)\n",
     "pmin": "def pmin(x, axis_name):\n    return _jnp.asarray(x)\n",
-    "all_gather": "def all_gather(x, axis_name):\n"
-                  "    return _jnp.stack((_jnp.asarray(x), _jnp.asarray(x)))\n",
+    "all_gather": "def all_gather(x, axis_name, axis=0):\n"
+                  "    return _jnp.stack((_jnp.asarray(x), _jnp.asarray(x)), axis=axis)\n",
     "axis_index": "def axis_index(axis_name):\n"
                   "    return _jnp.asarray(0, dtype='int32')\n",
 }
@@ -34,8 +34,12 @@ class Collective:
         self.__name__ = self.__qualname__ = kind
         self.__doc__ = doc
         params = ["x", "axis_name"] if kind != "axis_index" else ["axis_name"]
-        self.__signature__ = inspect.Signature(
-            [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
+        parameters = [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                      for p in params]
+        if kind == "all_gather":  # where the gathered axis goes, as in JAX
+            parameters.append(inspect.Parameter("axis", inspect.Parameter.KEYWORD_ONLY,
+                                                default=0))
+        self.__signature__ = inspect.Signature(parameters)
         self.standins = {}
 
     def __call__(self, *args, **kwargs):
@@ -49,7 +53,7 @@ class Collective:
 
     def function_for(self, arg_types, program):
         from ..ir.types import Static
-        name_t = arg_types[-1]
+        name_t = arg_types[1 if self.kind == "all_gather" else -1]
         if not isinstance(name_t, Static):
             raise TypeError(f"{self.kind}: axis_name must be a constant (a str), got {name_t}")
         name = name_t.value
@@ -80,8 +84,8 @@ psum = Collective("psum", "Sum of ``x`` over the examples of the vmap axis ``axi
 pmean = Collective("pmean", "Mean of ``x`` over the examples of the vmap axis ``axis_name``.")
 pmax = Collective("pmax", "Maximum of ``x`` over the examples of the vmap axis.")
 pmin = Collective("pmin", "Minimum of ``x`` over the examples of the vmap axis.")
-all_gather = Collective("all_gather", "Every example's ``x``, stacked along a new leading "
-                                      "axis, for each example.")
+all_gather = Collective("all_gather", "Every example's ``x``, stacked along a new axis "
+                                      "(at ``axis``, 0 by default), for each example.")
 axis_index = Collective("axis_index", "The index of the example along the vmap axis "
                                       "``axis_name``.")
 

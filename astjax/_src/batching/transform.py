@@ -706,7 +706,7 @@ class Batcher:
         arg_bt = [self.bt_of(n) if n is not None else False for n in nodes]
         collective = getattr(callee.fn, "astjax_collective", None)
         if collective is not None:
-            return self.collective(collective, value, nodes, arg_bt, t)
+            return self.collective(collective, value, nodes, arg_bt, t, callee)
         if not any(any_(b) for b in arg_bt):
             return self.unchanged(value), False
         texts = [self.text(n) if n is not None else self.static_text(p.default)
@@ -728,14 +728,23 @@ class Batcher:
         name = self.global_ref(fn, fn.__name__)
         return f"{name}({', '.join(texts)})", out_bt
 
-    def collective(self, collective, value, nodes, arg_bt, t):
+    def collective(self, collective, value, nodes, arg_bt, t, callee):
         """``psum(x, name)`` and friends: over the batch axis when name is this vmap's."""
         kind, name = collective
         x = self.val(nodes[0]) if kind != "axis_index" else None
+        axis = 0
+        if kind == "all_gather":
+            axis = self.type_of(nodes[2]).value if nodes[2] is not None else 0
+            rank = (x.t.ndim if isinstance(x.t, ArrayType) else 0) + 1  # the result's
+            if not isinstance(axis, int) or not -rank <= axis < rank:
+                raise CannotBatch(f"all_gather: axis {axis!r} is out of range for a result "
+                                  f"of rank {rank}")
+            axis %= rank
         if name != self.axis_name:  # an outer vmap's axis: that vmap replaces the call
             if kind == "all_gather" and x.batched:
-                raise CannotBatch("vmap: all_gather over an outer vmap's axis inside an "
-                                  "inner vmap is not supported yet")
+                # each example's gathered axis sits after this vmap's batch axis
+                fn = self.global_ref(callee.fn, callee.fn.__name__)
+                return f"{fn}({x.text}, {name!r}, axis={axis + 1})", True
             return self.unchanged(value), (x.b if x is not None else False)
         if kind == "axis_index":
             return self.call("arange", {}, {"start": self.B, "dtype": "'int32'"}), True
@@ -747,12 +756,19 @@ class Batcher:
                 return self.call("true_divide", {"x": self.call("asarray", {"a": x.text}),
                                                  "y": "1"}), False
             if kind == "all_gather":
-                return self.broadcast(x).text, False
+                return self._gathered_at(self.broadcast(x).text, axis), False
             return self.call("asarray", {"a": x.text}), False
         reduction = {"psum": "sum", "pmean": "mean", "pmax": "max", "pmin": "min"}.get(kind)
         if reduction is not None:
             return self.call(reduction, {"a": x.text}, {"axis": "0"}), False
-        return x.text, False  # all_gather: the whole batch, the same for every example
+        # all_gather: the whole batch, the same for every example
+        return self._gathered_at(x.text, axis), False
+
+    def _gathered_at(self, text, axis):
+        """The batch (axis 0 of ``text``) moved to ``axis``."""
+        if axis == 0:
+            return text
+        return self.call("moveaxis", {"a": text}, {"source": "0", "destination": str(axis)})
 
     def vjp_call(self, callee, origin, nodes, texts, arg_bt):
         """A call of ``f_vjp(x..., g)`` with batched values: the vjp of f batched, with every

@@ -25,9 +25,13 @@ class SyntheticFunction:
         self.fdef = fdef
         if not hasattr(fdef, "lineno"):  # the generated def sits where the user's does
             fdef.lineno, fdef.col_offset = self.origin.node.lineno, self.origin.node.col_offset
+        args, defaults = fdef.args.args, fdef.args.defaults  # (constant defaults only)
+        first_default = len(args) - len(defaults)
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-             for a in fdef.args.args])
+            [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                               default=defaults[k - first_default].value
+                               if k >= first_default else inspect.Parameter.empty)
+             for k, a in enumerate(args)])
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.__name__} is generated code; it runs inside compiled functions")
