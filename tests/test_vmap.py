@@ -1020,3 +1020,15 @@ def test_grad_of_vmap_of_custom_rule_with_pytree_argument_raises():
         return jnp.sum(vmap(f)({"a": a}))
     with pytest.raises(NotImplementedError, match="under vmap is not supported yet"):
         grad(loss)(np.ones((2, 3), np.float32))
+
+
+def test_transforms_of_jnp_functions_themselves():
+    """jit(jnp.sin), vmap(jnp.diag), grad(jnp.tanh): an op has no source to read; it gets a
+    generated function with its parameters (an internal AttributeError before)."""
+    x = X[0]
+    np.testing.assert_allclose(jit(jnp.sin)(x), np.sin(x), rtol=1e-6)
+    np.testing.assert_allclose(vmap(jnp.diag)(X), np.stack([np.diag(r) for r in X]))
+    np.testing.assert_allclose(grad(jnp.tanh)(0.5), 1.0 - np.tanh(0.5) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(jacfwd(jnp.sin)(x), np.diag(np.cos(x)), rtol=1e-6)
+    with pytest.raises(TypeError, match=r"jnp.einsum itself \(it takes \*operands\)"):
+        jit(jnp.einsum)

@@ -298,6 +298,29 @@ def _raised_by_numba(exc):
     return any(inside in frame.filename for frame in traceback.extract_tb(exc.__traceback__))
 
 
+def _op_function(op):
+    """A generated function that calls the jnp function ``op`` (which has no source to
+    read), with its parameters and their defaults."""
+    from .frontend.parse import parse_function
+    from .frontend.synthetic import from_source
+    params = []
+    for p in op.signature.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"astjax cannot transform jnp.{op.name} itself (it takes "
+                            f"*{p.name}); wrap the call in a function")
+        if p.default is p.empty:
+            params.append(p.name)
+        elif p.default is None or isinstance(p.default, (bool, int, float, str)):
+            params.append(f"{p.name}={p.default!r}")
+        else:
+            raise TypeError(f"astjax cannot transform jnp.{op.name} itself (the default of "
+                            f"{p.name} is {p.default!r}); wrap the call in a function")
+    call = ", ".join(f"{p}={p}" for p in op.signature.parameters)
+    return from_source(op.name, f"def {op.name}({', '.join(params)}):\n"
+                                f"    return _op({call})\n",
+                       {"_op": op}, parse_function(_op_function))
+
+
 def _wrap_either(result, out_type):
     """Outputs of ``Compiled._numba_or_python``, laid out by the backend that ran."""
     from .backends.numba_cpu import boundary
@@ -313,6 +336,9 @@ class Transformed:
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         if not callable(fun):
             raise TypeError(f"expected a function, got {type(fun).__name__}")
+        from .ops.registry import Op
+        if isinstance(fun, Op):  # jit(jnp.sin), vmap(jnp.diag), grad(jnp.tanh)
+            fun = _op_function(fun)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.__astjax_wrapped__ = fun

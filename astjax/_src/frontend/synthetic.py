@@ -29,7 +29,7 @@ class SyntheticFunction:
         first_default = len(args) - len(defaults)
         self.__signature__ = inspect.Signature(
             [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                               default=defaults[k - first_default].value
+                               default=_constant(defaults[k - first_default])
                                if k >= first_default else inspect.Parameter.empty)
              for k, a in enumerate(args)])
 
@@ -38,6 +38,13 @@ class SyntheticFunction:
 
     def __repr__(self):
         return f"<synthetic function {self.__name__}>"
+
+
+def _constant(node):
+    """The value of a constant default (``-1`` is a negation of 1)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return -_constant(node.operand)
+    return node.value
 
 
 def function_def(name, params, body):
