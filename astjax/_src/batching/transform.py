@@ -157,7 +157,19 @@ def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size
         del cache[key]
         raise
     entry.out_bt, entry.building = batcher.out_bt, False
+    _keep_defaults(entry.fn, spec.fn)
     return entry.fn, entry.out_bt, entry.flags
+
+
+def _keep_defaults(batched, fn):
+    """Give the batched function ``fn``'s parameter defaults: a call that leaves one out
+    (``vmap(jnp.diag)(x)``) is bound to them again when it is differentiated."""
+    original = inspect.signature(fn).parameters
+    batched.__signature__ = inspect.Signature(
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                           default=original[name].default if name in original
+                           else inspect.Parameter.empty)
+         for name in batched.__signature__.parameters])
 
 
 def batched_rule(custom, arg_bt, out_bt):
@@ -1428,20 +1440,23 @@ class Batcher:
             return ", ".join(self.slice_text(self.load(v), self.ty[v], self.bt[v], index)
                              for v in live_in)
         self.emit(f"{r} = {name}({args('0')})")
-        stacked = []
+        # each result leaf goes onto a list, stacked once at the end (updating a stacked
+        # array in place per example copies all of it on the python backend: O(B^2))
+        parts = []
         for k, (v, path, lt) in enumerate(leaves):
-            part = f"{r}[{k}]"
-            shape = f"({self.B},)" if lt.ndim == 0 else f"({self.B},) + {part}.shape"
-            stacked.append(self.tmp(f"{v}_all", self.call("broadcast_to", {"a": part},
-                                                          {"shape": shape})))
+            parts.append(self.fresh(f"{v}_parts"))
+            self.emit(f"{parts[-1]} = []")
+            self.emit(f"{parts[-1]}.append({r}[{k}])")
         if leaves:
             self.emit(f"for {b} in range(1, {self.B}):")
             w = Writer()
             with self.into(w):
                 self.emit(f"{r} = {name}({args(b)})")
-                for k, s_name in enumerate(stacked):
-                    self.emit(f"{s_name} = {s_name}.at[{b}].set({r}[{k}])")
+                for k, p_name in enumerate(parts):
+                    self.emit(f"{p_name}.append({r}[{k}])")
             self.out.extend(w)
+        stacked = [self.tmp(f"{v}_all", self.call("stack", {"arrays": p_name}))
+                   for p_name, (v, _, _) in zip(parts, leaves)]
         for v in live_out:
             t = types_after[v]
             text = self.assemble(v, t, (), leaves, stacked)
