@@ -181,8 +181,8 @@ class Compiled:
         if thread is None:
             import numba
             from .backends.numba_cpu import boundary
-            signature = tuple(numba.typeof(boundary.to_numba(v, t))
-                              for v, t in zip(values, self.arg_types) if not isinstance(t, Static))
+            signature = tuple(numba.typeof(boundary.to_numba(v, t)) for v, t in
+                              zip(values, self.arg_types) if not isinstance(t, Static))
             self._background_error = None
             thread = self._background = threading.Thread(
                 target=self._background_compile, args=(signature,),

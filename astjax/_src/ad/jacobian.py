@@ -3,9 +3,9 @@
 The generated ``f_jacrev``/``f_jacfwd`` lays the output leaves (and the differentiated
 input leaves) out one after another in a flat vector, runs jacobian_lib over its basis
 vectors (one vjp or jvp sweep batched over all of them by vmap, as JAX does, or a loop of
-sweeps where that does not type), and slices the flat Jacobian into JAX's layout: the output's tree outside, then
-one entry per argnum (tuple argnums), then the input's tree, each block
-``out.shape + in.shape``.
+sweeps where that does not type), and slices the flat Jacobian into JAX's layout: the
+output's tree outside, then one entry per argnum (tuple argnums), then the input's tree,
+each block ``out.shape + in.shape``.
 """
 import numpy as np
 

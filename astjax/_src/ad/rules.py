@@ -19,12 +19,16 @@ params (static values such as ``axis is None``) is fine.
 from ..ops.registry import REGISTRY
 
 
-def vjp_rule(*op_names):
+def _rule(kind, op_names):
     def register(fn):
         for name in op_names:
-            REGISTRY[name].rules["vjp"] = fn
+            REGISTRY[name].rules[kind] = fn
         return fn
     return register
+
+
+def vjp_rule(*op_names):
+    return _rule("vjp", op_names)
 
 
 def nondifferentiable(*op_names):
@@ -45,8 +49,4 @@ def nondifferentiable(*op_names):
 # rule (a diagonal Jacobian is its own transpose), linear and multilinear ops are applied
 # to the tangents.
 def jvp_rule(*op_names):
-    def register(fn):
-        for name in op_names:
-            REGISTRY[name].rules["jvp"] = fn
-        return fn
-    return register
+    return _rule("jvp", op_names)
