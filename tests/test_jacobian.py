@@ -252,6 +252,20 @@ def test_under_jit(jac, x64):
     np.testing.assert_allclose(caller(X), np.sum(expected ** 2), rtol=1e-6)
 
 
+def _two_args(x, y):
+    return jnp.sin(x) * y[0] + x ** 2
+
+
+@pytest.mark.parametrize("transform", [jacfwd, jacrev])
+def test_repeated_argnums(x64, transform):
+    """argnums naming an argument twice gives its block twice, as in JAX."""
+    x, y = np.array([0.1, 0.5, 0.9]), np.array([2.0, 3.0])
+    jx, jy = jacrev(_two_args)(x, y), jacrev(_two_args, argnums=1)(x, y)
+    got = transform(_two_args, argnums=(1, 0, 1))(x, y)
+    for block, want in zip(got, (jy, jx, jy)):
+        np.testing.assert_allclose(block, want, rtol=1e-12)
+
+
 def test_one_sweep_batched_over_the_basis():
     """As in JAX, the Jacobian is one vjp (jvp) sweep under vmap, not a loop of sweeps."""
     for transform in (jacrev, jacfwd):

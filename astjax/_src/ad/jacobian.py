@@ -197,8 +197,6 @@ class _Jacobian(Jitted):
         the inputs ``nums`` (the other arguments' tangents are zero)."""
         from ..frontend.synthetic import from_source
         from . import adlib, jacobian_lib
-        if len(set(nums)) < len(nums):
-            raise NotImplementedError(f"jacfwd: repeated argnums {self.argnums!r}")
         primal = spec
         if self.has_aux:  # differentiate f(...)[0]
             xs = ", ".join(f"x{i}" for i in range(len(arg_types)))
@@ -209,8 +207,14 @@ class _Jacobian(Jitted):
                      "_jvp": jvp_function(primal, program)}
         lines = ["def push(args, y, x, v):"]
         vs = iter(_unflat("v", [t.dtype for _, t in ins], "x", lines, namespace))
-        # the tangent pieces of argument k, in the order ``ins`` holds them (argnums order)
-        pieces = {k: iter([next(vs) for _ in _leaf_exprs(arg_types[k], "")]) for k in nums}
+        # the tangent of argument k's leaves, from the pieces in the order ``ins`` holds them
+        # (argnums order); an argument named twice (argnums=(0, 0)) gets both pieces' sum
+        parts = {}
+        for k in nums:
+            for j, _ in enumerate(_leaf_exprs(arg_types[k], "")):
+                parts.setdefault(k, {}).setdefault(j, []).append(next(vs))
+        pieces = {k: iter([" + ".join(by_leaf[j]) for j in sorted(by_leaf)])
+                  for k, by_leaf in parts.items()}
 
         def zero(e, t):
             return f"_ajx.cotangent_like(0.0, {e})" if t.dtype.kind in "fc" else "None"
