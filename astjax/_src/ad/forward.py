@@ -30,10 +30,11 @@ import gast
 from ..frontend.naming import Names, assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
+from ..ir.types import ListType, SequenceType, Static
 from . import adlib
 from .analysis import float_leaves, static_key
-from .reverse import _call, _ajx, _locate, _sub, literal_node, rule_arguments
+from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node, rule_arguments,
+                      tree_expr)
 
 
 class NoTangentRule(Exception):
@@ -106,13 +107,7 @@ class ForwardMode:
 
     # --- names ---------------------------------------------------------------------------
     def tan(self, var, path=()):
-        key = (var,) + tuple(path)
-        name = self.tangents.get(key)
-        if name is None:
-            hint = "tan_" + "_".join([var] + [str(p) for p in path])
-            name = self.names.fresh(hint if hint.isidentifier() else "tan")
-            self.tangents[key] = name
-        return name
+        return leaf_name(self.tangents, self.names, "tan_", var, path)
 
     def global_ref(self, value, hint):
         name = self.names.fresh(hint)
@@ -197,25 +192,17 @@ class ForwardMode:
             _locate(node, ret)
         fn.set_body(function_def(f"{self.fdef.name}_jvp", self.params + vs, stmts))
 
-    def assemble(self, t, node, path=()):
+    def assemble(self, t, node):
         """The tangent of ``node`` (of type ``t``) as one value shaped like it: tangents at
         its floating-point leaves, zeros where it has none, None at other leaves."""
-        if isinstance(t, ArrayType):
-            if t.dtype.kind not in "fc":
+        def leaf(path, leaf_type):
+            if leaf_type.dtype.kind not in "fc":
                 return const(None)
             if self.is_active(node):
                 return load(self.tan(node.id, path))
             return self.zeros(_sub(anno.clean_copy(node), path))
-        if isinstance(t, SequenceType):
-            return gast.Tuple(elts=[self.assemble(e, node, path + (k,))
-                                    for k, e in enumerate(t.elts)], ctx=gast.Load())
-        if isinstance(t, TreeType):
-            if t.node_type is not dict:
-                raise NoTangentRule(f"a {t.node_type.__name__} pytree")
-            return gast.Dict(keys=[const(k) for k in t.keys],
-                             values=[self.assemble(c, node, path + (k,))
-                                     for k, c in zip(t.keys, t.children)])
-        return const(None)
+        return tree_expr(t, leaf, lambda node_type: NoTangentRule(
+            f"a {node_type.__name__} pytree"))
 
     @staticmethod
     def zeros(like):
@@ -452,10 +439,9 @@ class ForwardMode:
         args, tangents = [], []
         for (name, p), param_type in zip(sig.parameters.items(), callee.arg_types):
             node = bound.arguments.get(name)
-            args.append(anno.clean_copy(node) if node is not None else literal_node(p.default))
-            tangents.append(self.assemble(param_type, node) if isinstance(node, gast.Name)
-                            else self.assemble(param_type, args[-1]) if node is not None
-                            else const(None))
+            node = node if node is not None else literal_node(p.default)
+            args.append(anno.clean_copy(node))
+            tangents.append(self.assemble(param_type, node))
         fn = forward_function(callee)
         r = self.names.fresh("r")
         stmts = [assign(r, _call(self.global_ref(fn, fn.__name__), args + tangents)),

@@ -58,6 +58,35 @@ def vjp_function(spec, live=None):
     return hit[1]
 
 
+def leaf_name(table, names, prefix, var, path=()):
+    """The variable holding the (co)tangent of ``var``'s leaf at ``path`` (``table`` keeps
+    them: one name each, made on first use)."""
+    key = (var,) + tuple(path)
+    name = table.get(key)
+    if name is None:
+        hint = prefix + "_".join([var] + [str(p) for p in path])
+        name = table[key] = names.fresh(hint if hint.isidentifier() else prefix)
+    return name
+
+
+def tree_expr(t, leaf, unsupported, path=()):
+    """An expression shaped like a value of type ``t``: ``leaf(path, type)`` for each array
+    leaf, tuples and dicts around them, None for anything else; ``unsupported(node_type)``
+    is raised for other containers (namedtuples, registered classes)."""
+    if isinstance(t, ArrayType):
+        return leaf(path, t)
+    if isinstance(t, SequenceType):
+        return gast.Tuple(elts=[tree_expr(e, leaf, unsupported, path + (k,))
+                                for k, e in enumerate(t.elts)], ctx=gast.Load())
+    if isinstance(t, TreeType):
+        if t.node_type is not dict:
+            raise unsupported(t.node_type)
+        return gast.Dict(keys=[const(k) for k in t.keys],
+                         values=[tree_expr(c, leaf, unsupported, path + (k,))
+                                 for k, c in zip(t.keys, t.children)])
+    return const(None)
+
+
 def _sub(expr, path):
     for key in path:
         expr = gast.Subscript(value=expr, slice=const(key), ctx=gast.Load())
@@ -106,13 +135,7 @@ class ReverseMode:
 
     # --- names ---------------------------------------------------------------------------
     def ct(self, var, path=()):
-        key = (var,) + tuple(path)
-        name = self.cts.get(key)
-        if name is None:
-            hint = "d_" + "_".join([var] + [str(p) for p in path])
-            name = self.names.fresh(hint if hint.isidentifier() else "d_")
-            self.cts[key] = name
-        return name
+        return leaf_name(self.cts, self.names, "d_", var, path)
 
     def tape(self, var, kind=None, s=None):
         """The tape of ``var``'s values; results taped after their statement ("after") get
@@ -184,22 +207,10 @@ class ReverseMode:
             _locate(node, ret)
         fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
 
-    def assemble(self, t, leaf, path=()):
-        """An expression shaped like a value of type ``t``: ``leaf(path, type)`` for each array
-        leaf, tuples and dicts around them, None for anything else."""
-        if isinstance(t, ArrayType):
-            return leaf(path, t)
-        if isinstance(t, SequenceType):
-            return gast.Tuple(elts=[self.assemble(e, leaf, path + (k,))
-                                    for k, e in enumerate(t.elts)], ctx=gast.Load())
-        if isinstance(t, TreeType):
-            if t.node_type is not dict:
-                raise self.error(self.fdef, f"derivatives through a {t.node_type.__name__} are "
-                                 f"not supported yet; use a dict or tuple")
-            return gast.Dict(keys=[const(k) for k in t.keys],
-                             values=[self.assemble(c, leaf, path + (k,))
-                                     for k, c in zip(t.keys, t.children)])
-        return const(None)
+    def assemble(self, t, leaf):
+        return tree_expr(t, leaf, lambda node_type: self.error(
+            self.fdef, f"derivatives through a {node_type.__name__} are not supported yet; "
+                       f"use a dict or tuple"))
 
     def final_cotangent(self, var, t, out):
         """Expression for the cotangent of argument ``var``, shaped like its input value."""
