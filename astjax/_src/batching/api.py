@@ -12,7 +12,7 @@ import numpy as np
 from ..api import Jitted
 from ..ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
 from . import batched as bt_
-from .transform import batched_function, batched_rule
+from .transform import batched_function
 
 
 class Vmapped(Jitted):
@@ -147,9 +147,6 @@ class Vmapped(Jitted):
             size, one = self.axis_size, self.axis_size == 1
         batched_fn, out_bt, _ = batched_function(spec, arg_bt, want, bool(one),
                                                  self.axis_name, size)
-        custom = getattr(spec.fn, "custom_rule", None)
-        if custom is not None:  # vmap(f) of a custom_vjp f: grad of it uses the rule
-            batched_fn.custom_rule = batched_rule(custom, arg_bt, out_bt)
         for path, ax, leaf_b in _zip_out(out_t, out_axes, out_bt):
             if ax is None and leaf_b:
                 raise ValueError("vmap has mapped output but out_axes is None")

@@ -158,6 +158,9 @@ def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size
         raise
     entry.out_bt, entry.building = batcher.out_bt, False
     _keep_defaults(entry.fn, spec.fn)
+    custom = getattr(spec.fn, "custom_rule", None)
+    if custom is not None:  # grad of the batched function uses the rule, batched too
+        entry.fn.custom_rule = batched_rule(custom, arg_bt, entry.out_bt)
     return entry.fn, entry.out_bt, entry.flags
 
 
@@ -732,9 +735,6 @@ class Batcher:
                 return self.vjp_call(callee, origin, nodes, texts, arg_bt)
         else:
             fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one, self.axis_name)
-        custom = getattr(callee.fn, "custom_rule", None)
-        if custom is not None:  # grad of the batched call uses the rule, batched too
-            fn.custom_rule = batched_rule(custom, arg_bt, out_bt)
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
         name = self.global_ref(fn, fn.__name__)
