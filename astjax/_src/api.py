@@ -80,7 +80,7 @@ class Compiled:
                       f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
             return
         program = Program()
-        program.backend = backend  # (reverse mode tapes less for the python backend)
+        program.backend = backend
         fn = self.target.function_for(self.arg_types, program)
         spec = program.specialize(fn, self.arg_types)
         if backend == "numba":

@@ -323,7 +323,7 @@ class ReverseMode:
         """Whether the rule of ``s`` reads only the shape of its result, so that the python
         backend can tape a one-element stub of it (``y.at[i].set(v)`` in a loop would
         otherwise keep a copy of y per trip; Numba drops that tape after inlining)."""
-        return getattr(self.spec.program, "backend", None) == "python" and \
+        return self.spec.program.backend == "python" and \
             _unread_operand(s.value) is not None
 
     def pop(self, variables, renames, where=None, stmt=None):

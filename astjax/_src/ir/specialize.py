@@ -41,6 +41,7 @@ class Program:
         self.statics = {}        # id(value) -> (name, value) for objects without a literal
         self.resolved = []       # (parsed, name, chain, value) per resolve(): source_cache.py
         self.entry = None
+        self.backend = None      # the backend the code is generated for (api.Compiled)
 
     # --- specialization --------------------------------------------------------------------
     def specialize(self, fn, arg_types, caller=None):
