@@ -12,8 +12,11 @@ call whose own work is ``x * 2`` (NumPy), for several sizes:
 - overlap:     issue, then do the same amount of Python-side NumPy work, then wait:
                the time async dispatch can save when Python has something else to do.
 
-plus the cost of creating an Array with and without recording its allocation site.
-Medians of many repetitions, microseconds.
+plus the cost of creating an Array with and without recording its allocation site
+(medians of many repetitions, microseconds), and a chain of jitted calls on the Numba
+backend, each taking the last one's result, with Python preparing the next batch in
+between (a training loop): run synchronously, with each call waiting for its pending
+argument (what astjax did before calls queued behind pending arguments), and queued.
 """
 import statistics
 import time
@@ -118,7 +121,47 @@ def bench_jit():
     print(f"tiny jitted call end to end: {(time.perf_counter_ns() - t0) / n / 1000.0:.2f} us")
 
 
+def bench_chain(steps=10, reps=7):
+    import astjax.numpy as jnp
+
+    def step(x, batch):
+        for _ in range(4):
+            x = 0.5 * x + 0.1 * jnp.sin(x + batch)
+        return x
+
+    astjax.config.update("astjax_jit_backend", "numba")
+    jstep = astjax.jit(step)
+    x0 = np.ones(1 << 21, np.float32)  # 8 MiB: over the 4 MiB queueing threshold
+    rng = np.random.default_rng(0)
+
+    def next_batch():  # the host's share of a step
+        return rng.standard_normal(x0.size, np.float32)
+
+    def loop(wait_each):
+        x = x0
+        for _ in range(steps):
+            if wait_each:
+                astjax.block_until_ready(x)
+            x = jstep(x, next_batch())
+        astjax.block_until_ready(x)
+
+    astjax.block_until_ready(jstep(x0, next_batch()))  # compiled
+    compute = median_us(lambda: astjax.block_until_ready(jstep(x0, x0)), reps) / 1000
+    host = median_us(next_batch, reps) / 1000
+    results = {}
+    for name, on, wait_each in [("sync", False, False), ("wait each", True, True),
+                                ("queued", True, False)]:
+        astjax.config.update("astjax_async_dispatch", on)
+        results[name] = median_us(lambda: loop(wait_each), reps) / 1000
+    astjax.config.update("astjax_async_dispatch", True)
+    print(f"\nchain of {steps} jitted steps on 2M float32 (one step {compute:.1f} ms, the "
+          f"host's batch {host:.1f} ms), ms, median of {reps}:")
+    for name, ms in results.items():
+        print(f"  {name:>9}: {ms:7.1f}  ({ms / results['sync']:.2f}x sync)")
+
+
 if __name__ == "__main__":
+    bench_chain()
     bench_sizes()
     bench_array_creation()
     bench_jit()

@@ -620,3 +620,79 @@ def test_a_size_one_broadcast_after_a_donated_write_is_a_clear_error(numba_jit):
         f(astjax.device_put(np.ones(4, np.float32)), v, 1)
     y, z = astjax.jit(_double_then_grow)(np.ones(4, np.float32), v, 1)  # no donation: broadcasts
     np.testing.assert_allclose(z, v[:1] + v)
+
+
+# --- calls on pending Arrays: queued behind the work making them ----------------------------
+
+def _pending(seconds, value, fn=lambda x: x):
+    """An Array that a queued call (taking ``seconds``) is still computing: ``fn(value)``."""
+    value = np.asarray(value, np.float32)
+    out = dispatch.execute(slow(seconds, fn), [value],
+                           ArrayType(np.dtype(np.float32), (False,) * value.ndim, False))
+    assert not out.is_ready()
+    return out
+
+
+def test_a_call_on_pending_results_is_queued_not_waited(async_on):
+    f = astjax.jit(_double_plus_one)
+    f(np.zeros(3, np.float32))  # generated already
+    x = _pending(0.5, [1.0, 2.0, 3.0])
+    t0 = time.perf_counter()
+    z = f(f(x))  # a chain of calls, as in a training loop
+    assert time.perf_counter() - t0 < 0.25  # the producer takes 0.5 s
+    assert not z.is_ready()
+    np.testing.assert_allclose(np.asarray(z), (np.array([1, 2, 3]) * 2 + 1) * 2 + 1)
+
+
+def test_a_failed_producer_fails_the_calls_queued_behind_it(async_on):
+    f = astjax.jit(_double_plus_one)
+
+    def broken(x):
+        raise ValueError("the producer broke")
+    x = dispatch.execute(slow(0.2, broken), [np.ones(2, np.float32)], F32)
+    z = f(x)
+    with pytest.raises(ValueError, match="the producer broke"):
+        np.asarray(z)
+    with pytest.raises(ValueError, match="the producer broke"):
+        np.asarray(x)
+
+
+def test_donating_a_pending_array_deletes_it_now(async_on):
+    f = astjax.jit(_decay, donate_argnums=0)
+    f(astjax.device_put(np.zeros(3, np.float32)), np.ones(3, np.float32))  # generated
+    x = _pending(0.3, [2.0, 4.0, 6.0])
+    y = f(x, np.ones(3, np.float32))
+    assert x.is_deleted() and not y.is_ready()
+    with pytest.raises(RuntimeError, match="deleted"):
+        np.asarray(x)
+    np.testing.assert_allclose(np.asarray(y), [2.0, 3.0, 4.0])
+
+
+def _squeeze_twice(x):
+    return jnp.squeeze(x) * 2.0
+
+
+def test_a_size_one_dim_the_type_did_not_promise_is_handled(async_on):
+    """The producer's type says f32[_]; its value has shape (1,): the consumer, generated
+    for f32[_], reruns for f32[1], so squeeze removes the dim as NumPy does."""
+    f = astjax.jit(_squeeze_twice)
+    x = _pending(0.2, [3.0, 4.0], fn=lambda v: v[:1])
+    y = f(x)
+    assert np.asarray(y).shape == () and float(y) == 6.0
+
+
+def test_numba_calls_on_pending_results_reuse_a_donated_buffer(numba_jit, async_on):
+    f = astjax.jit(_decay, donate_argnums=0)
+    v = np.ones(6, np.float32)
+    f(astjax.device_put(np.zeros(6, np.float32)), v)  # Numba compiles now, synchronously
+    addresses = []
+
+    def produce(x):
+        out = x * 2.0
+        addresses.append(out.__array_interface__["data"][0])
+        return out
+    x = _pending(0.3, np.arange(6), fn=produce)
+    y = f(f(x, v), v)
+    assert not y.is_ready()
+    np.testing.assert_allclose(np.asarray(y), (np.arange(6) * 2 * 0.5 + 1) * 0.5 + 1)
+    assert _address(y) == addresses[0]  # both calls wrote into the producer's buffer

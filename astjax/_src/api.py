@@ -156,6 +156,8 @@ class Compiled:
                 return twin.run(values, donate_argnums)
         device = dispatch.placement(values)
         label = f"jit({self.name})"
+        if not (self.backend == "numba" and self.first_call) and dispatch.any_pending(values):
+            return self._run_behind(values, donate_argnums, device, label)
         if self.backend == "numba":
             from .backends.numba_cpu import boundary
             values = dispatch.donate_arguments(values, donate_argnums)
@@ -171,6 +173,35 @@ class Compiled:
         inputs = dispatch.convert_inputs(values, self.arg_types, donate_argnums)
         return dispatch.execute(self._call_python, inputs, self.out_type, device=device,
                                 name=label, nan_origin=origin)
+
+    def _run_behind(self, values, donate_argnums, device, label):
+        """A call taking results of queued calls before they are ready: queued behind them
+        instead of waiting, so Python runs ahead through a chain of calls (a training loop).
+        It was specialized on the types those calls promised; if one turns out to have a
+        size-1 dim its type did not know (``x[:k]`` with k == 1), the python backend runs
+        it for the real types instead."""
+        values = dispatch.donate_arguments(values, donate_argnums, later=True)
+        donated = bool(donate_argnums)
+
+        def call():
+            ready, exact = dispatch.wait_for_arguments(values, donate_argnums)
+            if not exact:
+                types_now = tuple(t if isinstance(t, Static) else type_of_value(v)
+                                  for v, t in zip(ready, self.arg_types))
+                twin = Compiled(self.target, types_now, "python")
+                inputs = dispatch.convert_inputs(ready, types_now)
+                return "python", twin._call_python(*inputs), twin.out_type
+            if self.backend == "numba":
+                from .backends.numba_cpu.boundary import to_numba
+                inputs = [to_numba(v, t) for v, t in zip(ready, self.arg_types)
+                          if not isinstance(t, Static)]
+                kind, out = self._numba_or_python(ready, donated)(*inputs)
+                return kind, out, self.out_type
+            inputs = dispatch.convert_inputs(ready, self.arg_types)
+            return "python", self._call_python(*inputs), self.out_type
+        return dispatch.execute(call, (), self.out_type, device=device, name=label,
+                                wrap=_wrap_behind, behind=True,
+                                nan_origin=self._nan_origin(values, donate_argnums))
 
     # --- tiered compilation ----------------------------------------------------------------
     def _tier(self, values):
@@ -328,6 +359,12 @@ def _wrap_either(result, out_type):
     if kind == "numba":
         return boundary.wrap_output(out, out_type)
     return dispatch.wrap_outputs(out, out_type)
+
+
+def _wrap_behind(result, out_type):
+    """Outputs of ``Compiled._run_behind``'s call, laid out by the code that ran."""
+    kind, out, ran_type = result
+    return _wrap_either((kind, out), ran_type)
 
 
 class Transformed:

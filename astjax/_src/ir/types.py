@@ -128,6 +128,9 @@ def type_of_value(value):
     """Abstract value of a concrete runtime value (used for specialization keys)."""
     from ..runtime.array import Array  # local: runtime imports ir
     if isinstance(value, Array):
+        ones = getattr(value._pending, "ones", None)
+        if ones is not None:  # the result of a queued call: its type, without waiting
+            return ArrayType(value._pending.dtype, ones, value._weak)
         return ArrayType(value._value.dtype, tuple(d == 1 for d in value._value.shape),
                          value._weak)
     if isinstance(value, np.ndarray):

@@ -12,7 +12,8 @@
 Policy (``config.astjax_async_dispatch``, ``config.astjax_async_min_bytes``): a call
 goes to the queue when async dispatch is on and its array arguments hold at least
 ``astjax_async_min_bytes`` bytes, or when the device's queue still has work (so the
-calls on one device always run in the order they were made). Smaller calls run
+calls on one device always run in the order they were made), or when it takes pending
+Arrays (``behind``: it waits for them on the worker, not in the caller). Smaller calls run
 inline: handing a call to the worker thread costs tens of microseconds of latency
 (see ``benchmarks/dispatch_async.py``), far more than a tiny call's own work.
 
@@ -193,11 +194,16 @@ if hasattr(os, "register_at_fork"):
 
 
 class LeafRef:
-    """Output ``index`` of a queued call: the ref of a pending Array (see array.py)."""
-    __slots__ = ("task", "index", "dtype", "ndim", "shape", "value")
+    """Output ``index`` of a queued call: the ref of a pending Array (see array.py).
 
-    def __init__(self, task, index, dtype, ndim):
-        self.task, self.index, self.dtype, self.ndim = task, index, dtype, ndim
+    ``ones`` is which dims the call's type knows to be 1: a call taking the pending Array
+    is specialized on it (``types.type_of_value``) and queued behind (``execute_behind``).
+    """
+    __slots__ = ("task", "index", "dtype", "ones", "ndim", "shape", "value")
+
+    def __init__(self, task, index, dtype, ones):
+        self.task, self.index, self.dtype, self.ones = task, index, dtype, ones
+        self.ndim = len(ones)
         self.shape = None
         self.value = None
 
@@ -314,7 +320,7 @@ def _pending_outputs(t, task, counter, device, site):
     if isinstance(t, types.ArrayType):
         i = counter[0]
         counter[0] += 1
-        return Array._from_ref(LeafRef(task, i, t.dtype, t.ndim), t.weak, device, site)
+        return Array._from_ref(LeafRef(task, i, t.dtype, t.ones), t.weak, device, site)
     if isinstance(t, types.Static):
         return wrap_outputs(t.value, t, device, site)
     if isinstance(t, types.SequenceType):
@@ -327,8 +333,12 @@ def _pending_outputs(t, task, counter, device, site):
 
 # --- donation -------------------------------------------------------------------------------------
 
-def donate(array):
+def donate(array, later=False):
     """Take ``array``'s buffer for reuse by a call, and mark ``array`` deleted.
+
+    With ``later``, a pending ``array`` (a queued call's result) is deleted now but its
+    buffer is taken when the call it was handed to runs: this returns a ``DonatedLater``
+    for ``wait_for_arguments`` to turn into the buffer. Otherwise this waits for it.
 
     Returns a writable ndarray holding the array's value that nothing else refers to:
     the array's own buffer when it owned it alone (the usual case for results of
@@ -340,6 +350,10 @@ def donate(array):
         return np.array(to_numpy_input(array), copy=True)
     if array.is_deleted():
         array._value  # raises the deleted error
+    if later and type(array._pending) is LeafRef:
+        deferred = DonatedLater(array._pending, array._weak)
+        array._mark_deleted("donated to a jitted call")
+        return deferred
     value = array._value  # waits for pending work
     array._mark_deleted("donated to a jitted call")
     # references now: `value` here and getrefcount's argument
@@ -347,6 +361,22 @@ def donate(array):
             and sys.getrefcount(value) <= 2):
         return value
     return np.array(value, copy=True)
+
+
+class DonatedLater:
+    """A donated Array whose value a queued call is still computing (see ``donate``)."""
+    __slots__ = ("ref", "weak")
+
+    def __init__(self, ref, weak):
+        self.ref, self.weak = ref, weak
+
+    def take(self):
+        """The value as an Array on a buffer nothing else refers to (waits for it)."""
+        value = self.ref.get()
+        self.ref.value = None  # now `value` here and getrefcount's argument
+        if not (value.base is None and value.flags.writeable and sys.getrefcount(value) <= 2):
+            value = np.array(value, copy=True)
+        return new_array(value, self.weak)
 
 
 def donated_buffer_reused(array_value, buffer):
@@ -403,15 +433,65 @@ def convert_inputs(values, arg_types, donate_argnums=()):
             for i, (v, t) in enumerate(zip(values, arg_types))]
 
 
-def donate_arguments(values, donate_argnums):
-    """``values`` with every leaf of the arguments at ``donate_argnums`` donated."""
+def donate_arguments(values, donate_argnums, later=False):
+    """``values`` with every leaf of the arguments at ``donate_argnums`` donated
+    (``later``: see ``donate``)."""
     if not donate_argnums:
         return values
     from ..tree_util import tree_map
-    return [tree_map(donate, v) if i in donate_argnums else v for i, v in enumerate(values)]
+    return [tree_map(lambda leaf: donate(leaf, later), v) if i in donate_argnums else v
+            for i, v in enumerate(values)]
 
 
-def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_origin=None):
+# --- calls on pending Arrays ----------------------------------------------------------------
+
+def any_pending(values):
+    """Whether Arrays among ``values`` (pytrees) are results of queued calls, not read yet."""
+    for v in values:
+        t = type(v)
+        if t is Array:
+            if type(v._pending) is LeafRef:
+                return True
+        elif t is tuple or t is list:
+            if any_pending(v):
+                return True
+        elif t is dict:
+            if any_pending(v.values()):
+                return True
+        elif t is not np.ndarray and v is not None and not dtypes.is_python_scalar(v):
+            from ..tree_util import flatten_one_level
+            node = flatten_one_level(v)
+            if node is not None and any_pending(node[0]):
+                return True
+    return False
+
+
+def wait_for_arguments(values, donate_argnums):
+    """On the worker running a call queued behind pending arguments: the arguments once
+    ready (a failed call's error is raised here), donated ones on their buffers; and
+    whether each pending one had the size-1 dims its call's type promised (``LeafRef.ones``:
+    what the call was specialized on)."""
+    from ..tree_util import tree_map
+    exact = [True]
+
+    def settle(leaf):
+        if type(leaf) is DonatedLater:
+            ones = leaf.ref.ones
+            leaf = leaf.take()
+        elif type(leaf) is Array and type(leaf._pending) is LeafRef:
+            ones = leaf._pending.ones
+            leaf.block_until_ready()
+        else:
+            return leaf
+        if tuple(d == 1 for d in leaf._value.shape) != ones:
+            exact[0] = False
+        return leaf
+    ready = [tree_map(settle, v) for v in values]
+    return ready, exact[0]
+
+
+def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_origin=None,
+            behind=False):
     """Run one compiled call ``fn(*inputs)``; return its outputs as Arrays.
 
     fn:       the generated entry. It must do its own error location
@@ -428,15 +508,18 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_orig
     nan_origin: with ``debug_nans``, a callable finding the operation that made a NaN
               (``profiling.nan_error``); it may run on the worker thread.
 
-    Runs inline, or, when async dispatch applies (see the module docstring), on the
-    device's queue, returning pending Arrays at once. With ``debug_nans`` on, a NaN in
+    behind:   the call takes pending Arrays (``any_pending``): ``fn()`` (no inputs) waits
+              for them itself, on the device's queue behind the work making them.
+
+    Runs inline, or, when async dispatch applies (see the module docstring) or ``behind``,
+    on the device's queue, returning pending Arrays at once. With ``debug_nans`` on, a NaN in
     the result raises ``FloatingPointError`` naming the caller's line (at the call, or
     when a pending result is first read).
     """
     target = device if device is not None else default_device()
     q = target._queue
     busy = q is not None and q.busy()
-    if (busy or (flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes)) \
+    if (behind or busy or (flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes)) \
             and _plannable(out_type):
         site = profiling.capture_site(name) if _SITES[0] else None
         return _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin)
