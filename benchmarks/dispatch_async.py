@@ -14,8 +14,8 @@ call whose own work is ``x * 2`` (NumPy), for several sizes:
 
 plus the cost of creating an Array with and without recording its allocation site
 (medians of many repetitions, microseconds), and a chain of jitted calls on the Numba
-backend, each taking the last one's result, with Python preparing the next batch in
-between (a training loop): run synchronously, with each call waiting for its pending
+backend, each taking the last one's result and scaling it eagerly, with Python
+preparing the next batch in between (a training loop): run synchronously, with each call waiting for its pending
 argument (what astjax did before calls queued behind pending arguments), and queued.
 """
 import statistics
@@ -142,7 +142,7 @@ def bench_chain(steps=10, reps=7):
         for _ in range(steps):
             if wait_each:
                 astjax.block_until_ready(x)
-            x = jstep(x, next_batch())
+            x = jstep(x, next_batch()) * 0.999  # an eager op on the pending result
         astjax.block_until_ready(x)
 
     astjax.block_until_ready(jstep(x0, next_batch()))  # compiled

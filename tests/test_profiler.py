@@ -199,11 +199,11 @@ def load_trace(log_dir):
 
 
 def test_trace_records_annotations_ops_and_calls(tmp_path):
-    astjax.config.update("astjax_async_min_bytes", 0)
     try:
         with profiler.trace(tmp_path):
             with profiler.TraceAnnotation("my step", step=3):
-                x = jnp.ones(4) * 2
+                x = jnp.ones(4) * 2  # small: runs now, an "eager" event
+                astjax.config.update("astjax_async_min_bytes", 0)
                 y = dispatch.execute(lambda v: v + 1, [np.ones(4, np.float32)], F32,
                                      name="jit(inc)")
                 y.block_until_ready()

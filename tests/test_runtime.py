@@ -76,8 +76,8 @@ def test_dispatch_returns_before_the_work_is_done(async_on):
 
 
 @pytest.mark.parametrize("read", [
-    np.asarray, repr, str, lambda a: a.tolist(), lambda a: a.shape, lambda a: a[1],
-    lambda a: a + 1, lambda a: a.sum(), lambda a: float(a[0]), lambda a: astjax.device_get(a),
+    np.asarray, repr, str, lambda a: a.tolist(), lambda a: a.shape,
+    lambda a: float(a[0]), lambda a: astjax.device_get(a),
     lambda a: astjax.block_until_ready({"k": [a]})])
 def test_reading_a_pending_array_waits(async_on, read):
     x = np.arange(3, dtype=np.float32)
@@ -86,6 +86,32 @@ def test_reading_a_pending_array_waits(async_on, read):
     read(y)
     assert y.is_ready()
     np.testing.assert_array_equal(np.asarray(y), [0, 2, 4])
+
+
+@pytest.mark.parametrize("op, expected", [
+    (lambda a: a[1], 2.0), (lambda a: a + 1, [1.0, 3.0, 5.0]), (lambda a: a.sum(), 6.0),
+    (lambda a: jnp.concatenate([a, a[:1]]), [0.0, 2.0, 4.0, 0.0]),
+    (lambda a: jnp.split(a, 3)[2], [4.0])])
+def test_eager_ops_on_a_pending_array_are_queued_behind_it(async_on, op, expected):
+    y = dispatch.execute(slow(0.3), [np.arange(3, dtype=np.float32)], F32)
+    t0 = time.perf_counter()
+    z = op(y)
+    assert time.perf_counter() - t0 < 0.2 and not z.is_ready()
+    np.testing.assert_array_equal(np.asarray(z), expected)
+    assert z.dtype == np.float32
+
+
+def test_an_eager_error_in_queued_work_names_the_line_of_the_op(async_on):
+    y = dispatch.execute(slow(0.2), [np.arange(3, dtype=np.float32)], F32)
+    z = y + jnp.ones(4)  # sizes only meet at run time
+    with pytest.raises(ValueError, match=r"test_runtime.py:\d+: jnp.add: .*\n +z = y \+ jnp"):
+        np.asarray(z)
+
+
+def test_big_eager_ops_are_queued(async_on):
+    y = jnp.ones(1000) * 3.0  # async_on queues calls of any size
+    assert type(y._pending) is dispatch.LeafRef
+    np.testing.assert_array_equal(np.asarray(y), np.full(1000, 3.0))
 
 
 def test_scalar_conversions_and_python_if_wait(async_on):
@@ -181,8 +207,9 @@ def test_errors_surface_at_the_first_wait_with_their_message(async_on):
     with pytest.raises(ValueError, match="do not broadcast"):
         astjax.block_until_ready([np.ones(2), z])
     w = dispatch.execute(fails, [np.ones(3, np.float32)], F32)
-    with pytest.raises(ValueError, match="do not broadcast"):
-        w + 1  # eager ops wait too
+    v = w + 1  # queued behind w
+    with pytest.raises(ValueError, match="^prog.py:12: shapes"):  # w's error, as it was
+        np.asarray(v)
 
 
 def test_an_error_nobody_reads_is_reported_not_lost(async_on):

@@ -10,7 +10,7 @@ from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
 from ..ops.registry import operand_casts
 from . import profiling
 from .array import Array, committed_device, to_numpy_input
-from .dispatch import flags
+from .dispatch import LeafRef, execute, flags, wrap_outputs
 
 
 def _to_numpy(value):
@@ -52,21 +52,101 @@ def _cast(value, dtype):
 
 
 def apply_eagerly(op, args, kwargs):
-    """Run ``op`` now, on the caller's thread (eager ops are synchronous).
+    """Run ``op`` on concrete values; return its result as Arrays.
 
-    Pending Array operands are waited for (reading ``_value`` does that). The result
-    goes on the operands' committed device, if any. With ``debug_nans`` on, a NaN in
-    the result raises ``FloatingPointError`` naming the user's line.
+    It runs now, on the caller's thread, unless an operand is pending (the result of
+    queued work) or async dispatch applies to its size (``dispatch.execute``'s policy):
+    then it is queued on the device behind that work and returns pending Arrays, typed by
+    the op's rule (an error then surfaces at the first read, naming the line of the call).
+    The result goes on the operands' committed device, if any. With ``debug_nans`` on, a
+    NaN in the result raises ``FloatingPointError`` naming the user's line.
     """
     start = profiling.now_ns() if profiling._state.active else 0
     operands, params = op.bind(args, kwargs)
     device = committed_device(operands.values())
+    if _queue_it(operands.values()):
+        return _apply_queued(op, operands, params, device)
+    out, out_type = _compute(op, operands, params)
+    if flags.debug_nans and profiling.has_nan(out):
+        where, text = profiling.describe_frame(profiling.user_frame(1))
+        raise profiling.nan_error(where, f"jnp.{op.name}", text)
+    result = wrap_typed(out, out_type, device)
+    if start:
+        profiling.record_event(op.name, "eager", start, profiling.now_ns() - start)
+    return result
+
+
+def _queue_it(operands):
+    """Whether an op on ``operands`` goes to the device queue: one is pending, or async
+    dispatch is on and they hold at least ``astjax_async_min_bytes``."""
+    nbytes = 0
+    for v in operands:
+        t = type(v)
+        if t is Array:
+            if type(v._pending) is LeafRef:
+                return True
+            nbytes += v._value.nbytes
+        elif t is np.ndarray:
+            nbytes += v.nbytes
+        elif t is tuple or t is list:
+            if any(type(e) is Array and type(e._pending) is LeafRef for e in v):
+                return True
+    return flags.async_dispatch and nbytes >= flags.async_min_bytes
+
+
+def _apply_queued(op, operands, params, device):
+    types = {name: _type_of(value) for name, value in operands.items()}
+    out_type = op.infer(types, {k: abstract_param(v) for k, v in params.items()})
+    where, text = profiling.describe_frame(profiling.user_frame(2))
+
+    def work():
+        _wait_for(operands.values())  # a failed producer's error passes through unchanged
+        _wait_for(params.values())
+        try:
+            out, ran_type = _compute(op, operands, params)
+        except Exception as e:  # raised at the first read: say where the op was called
+            e.args = (f"{where}: jnp.{op.name}: {e.args[0] if e.args else ''}\n    {text}",) \
+                + tuple(e.args[1:])
+            raise
+        if flags.debug_nans and profiling.has_nan(out):
+            raise profiling.nan_error(where, f"jnp.{op.name}", text)
+        return out, ran_type
+    return execute(work, (), out_type, device=device, name=f"jnp.{op.name}", behind=True,
+                   wrap=_wrap_queued)
+
+
+def _wait_for(values):
+    for v in values:
+        if type(v) is Array:
+            v.block_until_ready()
+        elif type(v) is tuple or type(v) is list:
+            _wait_for(v)
+        elif type(v) is slice:
+            _wait_for((v.start, v.stop, v.step))
+
+
+def _wrap_queued(result, out_type):
+    out, ran_type = result  # the types of the values the op really ran on
+    return wrap_outputs(out, ran_type)
+
+
+def _type_of(value):
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return SequenceType(tuple(_type_of(v) for v in value),
+                            "tuple" if isinstance(value, tuple) else "list")
+    return type_of_value(value if isinstance(value, Array) else _to_numpy(value))
+
+
+def _compute(op, operands, params):
+    """``op``'s NumPy result on the operands' values (waiting for pending ones), with
+    its abstract type."""
+    raw_params = {k: _param_value(v) for k, v in params.items()}  # (waiting: then typed)
     values = {k: _to_numpy(v) for k, v in operands.items()}
     types = {}
     for name, value in operands.items():
         types[name] = type_of_value(value if isinstance(value, Array) else values[name])
     out_type = op.infer(types, {k: abstract_param(v) for k, v in params.items()})
-    params = {k: _param_value(v) for k, v in params.items()}
+    params = raw_params
     casts = operand_casts(op, types, lambda n: dtypes.is_python_scalar(values[n]))
     for name, dtype in casts.items():
         values[name] = _cast(values[name], dtype)
@@ -82,14 +162,7 @@ def apply_eagerly(op, args, kwargs):
                 for v, e in zip(values[name], t.elts))
     args, kwargs = op.arrange({**values, **params})
     with np.errstate(over="ignore"):  # integers wrap silently, as in JAX
-        out = op.impl(*args, **kwargs)
-    if flags.debug_nans and profiling.has_nan(out):
-        where, text = profiling.describe_frame(profiling.user_frame(1))
-        raise profiling.nan_error(where, f"jnp.{op.name}", text)
-    result = wrap_typed(out, out_type, device)
-    if start:
-        profiling.record_event(op.name, "eager", start, profiling.now_ns() - start)
-    return result
+        return op.impl(*args, **kwargs), out_type
 
 
 def wrap_typed(value, out_type, device=None):
