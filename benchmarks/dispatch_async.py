@@ -119,6 +119,10 @@ def bench_jit():
     for _ in range(n):
         jf(x)
     print(f"tiny jitted call end to end: {(time.perf_counter_ns() - t0) / n / 1000.0:.2f} us")
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        x * x
+    print(f"tiny eager op (x * x) end to end: {(time.perf_counter_ns() - t0) / n / 1000.0:.2f} us")
 
 
 def bench_chain(steps=10, reps=7):

@@ -5,6 +5,7 @@ import numpy as np
 from astjax._src import dtypes
 from astjax._src.ir.types import ArrayType, SequenceType, Static, array_type
 from astjax._src.ops import registry
+from astjax._src.runtime import eager
 
 f32, i32, f64 = np.dtype("float32"), np.dtype("int32"), np.dtype("float64")
 DYN = array_type(i32, 0)  # an int known only at run time
@@ -45,6 +46,7 @@ def check(name, *args, **kwargs):
         return seen["type"]
 
     op.impl, op.infer = spy_impl, spy_infer
+    eager._TYPINGS.clear()  # so the rule runs (eager ops cache their typing)
     try:
         result = op(*args, **kwargs)
     finally:

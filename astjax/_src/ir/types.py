@@ -124,10 +124,15 @@ def as_array_type(t):
     raise TypeError(f"expected an array, got {t}")
 
 
+_ARRAY = []  # runtime.array.Array, imported on first use (runtime imports ir)
+
+
 def type_of_value(value):
     """Abstract value of a concrete runtime value (used for specialization keys)."""
-    from ..runtime.array import Array  # local: runtime imports ir
-    if isinstance(value, Array):
+    if not _ARRAY:
+        from ..runtime.array import Array
+        _ARRAY.append(Array)
+    if isinstance(value, _ARRAY[0]):
         ones = getattr(value._pending, "ones", None)
         if ones is not None:  # the result of a queued call: its type, without waiting
             return ArrayType(value._pending.dtype, ones, value._weak)

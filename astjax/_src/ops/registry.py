@@ -53,6 +53,11 @@ class Op:
         self.family = None              # "elementwise" for ops made by elementwise()
         # impl types Python numbers itself (jnp.array([x16, 3.0]) keeps float16): no casts
         self.raw_python_scalars = raw_python_scalars
+        kinds = {p.kind for p in self.signature.parameters.values()}
+        # bind's fast path: positional arguments name the parameters in order
+        self._plain = tuple(params) if kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD} \
+            else None
+        self._required = sum(p.default is p.empty for p in self.signature.parameters.values())
         for obj in aliases:
             register_alias(obj, self)
         if name in REGISTRY:
@@ -66,6 +71,12 @@ class Op:
     # --- binding ---------------------------------------------------------------------------
     def bind(self, args, kwargs):
         """Match a call's arguments to (operands dict, params dict), in signature order."""
+        plain = self._plain
+        if plain is not None and not kwargs and self._required <= len(args) <= len(plain):
+            operands, params = {}, {}
+            for name, value in zip(plain, args):
+                (operands if name in self.operands else params)[name] = value
+            return operands, params
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:

@@ -6,6 +6,7 @@ compiled results agree bit for bit in dtype.
 import numpy as np
 
 from .. import dtypes
+from ..config import config
 from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
 from ..ops.registry import operand_casts
 from . import profiling
@@ -137,6 +138,33 @@ def _type_of(value):
     return type_of_value(value if isinstance(value, Array) else _to_numpy(value))
 
 
+_TYPINGS = {}  # (op, operand types, which are Python scalars, abstract params) -> typing
+config.on_change(lambda name, value: _TYPINGS.clear())  # x64 changes promotion
+
+
+def _typing(op, types, abstract_params, values):
+    """``op``'s output type and operand casts (``operand_casts``) for these operands.
+
+    Cached: a tiny op spends most of its time here otherwise (an eager ``x * y`` took
+    47 us, JAX's 11 us). Keys that do not hash (slices, lists among params) are not."""
+    scalars = tuple(dtypes.is_python_scalar(v) for v in values.values())
+    key = (op, tuple(types.items()), scalars,
+           tuple((k, type(v), v) for k, v in abstract_params.items()))  # 1 vs 1.0 vs True
+    try:
+        hit = _TYPINGS.get(key)
+    except TypeError:
+        key = hit = None
+    if hit is not None:
+        return hit
+    out_type = op.infer(types, abstract_params)
+    casts = operand_casts(op, types, lambda n: dtypes.is_python_scalar(values[n]))
+    if key is not None:
+        if len(_TYPINGS) > 4096:
+            _TYPINGS.clear()
+        _TYPINGS[key] = out_type, casts
+    return out_type, casts
+
+
 def _compute(op, operands, params):
     """``op``'s NumPy result on the operands' values (waiting for pending ones), with
     its abstract type."""
@@ -145,9 +173,9 @@ def _compute(op, operands, params):
     types = {}
     for name, value in operands.items():
         types[name] = type_of_value(value if isinstance(value, Array) else values[name])
-    out_type = op.infer(types, {k: abstract_param(v) for k, v in params.items()})
+    out_type, casts = _typing(op, types, {k: abstract_param(v) for k, v in params.items()},
+                              values)
     params = raw_params
-    casts = operand_casts(op, types, lambda n: dtypes.is_python_scalar(values[n]))
     for name, dtype in casts.items():
         values[name] = _cast(values[name], dtype)
     for name, t in types.items():
