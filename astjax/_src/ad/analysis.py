@@ -28,6 +28,17 @@ def static_key(index):
     return None
 
 
+def child_key(value):
+    """The key of the child that ``c[index]`` / ``c.attr`` reads (as ``float_leaves`` paths
+    name it) when it is known when the code is generated, else None."""
+    position = anno.get(value, "tree_child")
+    if position is not None:  # p[0] of a namedtuple is its first field's
+        return anno.get(value.value, "type").keys[position]
+    if isinstance(value, gast.Attribute):
+        return None
+    return static_key(value.slice)
+
+
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
     ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
@@ -65,14 +76,15 @@ def liveness(fdef, out, keys=None):
                 for k in keys_used:
                     if isinstance(k, int) and k < len(value.elts):
                         changed |= mark_all(value.elts[k])
-            elif keys_used is not None and isinstance(value, gast.Dict):
-                for k, v in zip(value.keys, value.values):
-                    if getattr(k, "value", None) in keys_used:
+            elif anno.get(value, "tree_build") is not None:  # {"a": x}, P(x, y)
+                for k, v in zip(anno.get(s.targets[0], "type").keys,
+                                anno.get(value, "tree_build")):
+                    if keys_used is None or k in keys_used:
                         changed |= mark_all(v)
-            elif isinstance(value, gast.Subscript) and anno.get(value, "op") is None and \
-                    isinstance(value.value, gast.Name) and \
-                    static_key(value.slice) is not None and keys_used is None:
-                changed |= mark(value.value.id, static_key(value.slice))
+            elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
+                    anno.get(value, "op") is None and isinstance(value.value, gast.Name) and \
+                    child_key(value) is not None and keys_used is None:
+                changed |= mark(value.value.id, child_key(value))
             else:
                 changed |= mark_all(value)
         for call in appends:  # a value pushed on a live list is read when popped

@@ -178,15 +178,16 @@ def vjp(fun, *primals, has_aux=False):
 # jvp differentiates the pullback: u -> J^T u is linear, so its vjp at any u, applied to v,
 # is J v. That reuses every VJP rule (no second rule set) at the cost of extra sweeps.
 
-def _zeros_like_expr(t, expr):
-    """Source text for a zero cotangent shaped like ``expr`` of type ``t``."""
+def _zeros_like_expr(t, expr, namespace):
+    """Source text for a zero cotangent shaped like ``expr`` of type ``t`` (the containers
+    it builds are bound in ``namespace``)."""
+    from ..ir.trees import container_source, namespace_ref
     from ..ir.types import SequenceType, TreeType
-    if isinstance(t, SequenceType):
-        parts = [_zeros_like_expr(e, f"{expr}[{k}]") for k, e in enumerate(t.elts)]
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    if isinstance(t, TreeType) and t.node_type is dict:
-        return "{" + ", ".join(f"{k!r}: {_zeros_like_expr(c, f'{expr}[{k!r}]')}"
-                               for k, c in zip(t.keys, t.children)) + "}"
+    if isinstance(t, (SequenceType, TreeType)):
+        keys = t.keys if isinstance(t, TreeType) else range(len(t.elts))
+        kids = t.children if isinstance(t, TreeType) else t.elts
+        return container_source(t, [_zeros_like_expr(c, f"{expr}[{k!r}]", namespace)
+                                    for k, c in zip(keys, kids)], namespace_ref(namespace))
     if isinstance(t, ArrayType) and t.dtype.kind in "fc":
         return f"_ajx.cotangent_like(0.0, {expr})"
     return "None"
@@ -220,12 +221,12 @@ def pullback_jvp_function(spec, program):
                            f"def pullback({xs}, u):\n    return _vjp({xs}, u)[1]\n",
                            {"_vjp": vjp_function(spec)}, spec.parsed)
     pull_spec = program.specialize(pullback, spec.arg_types + (_dynamic(out_type),))
+    namespace = {"_f": spec.fn, "_pull_vjp": vjp_function(pull_spec), "_ajx": adlib}
     source = (f"def {spec.name}_jvp({xs}, {vs}):\n"
               f"    out = _f({xs})\n"
-              f"    u = {_zeros_like_expr(out_type, 'out')}\n"
+              f"    u = {_zeros_like_expr(out_type, 'out', namespace)}\n"
               f"    r = _pull_vjp({xs}, u, {tup(vs)})\n"
               f"    return out, r[1][{n}]\n")
-    namespace = {"_f": spec.fn, "_pull_vjp": vjp_function(pull_spec), "_ajx": adlib}
     return from_source(f"{spec.name}_jvp", source, namespace, spec.parsed)
 
 

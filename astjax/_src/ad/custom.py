@@ -97,13 +97,14 @@ class custom_jvp(_Custom):
             f"    return _rule({tup(params)}, {tup(tangents)})[1]\n",
             {"_rule": self.rule}, spec.parsed)
         program = spec.program
-        zeros = [_zeros_like_expr(t, p) for p, t in zip(params, spec.arg_types)]
+        namespace = {"_map_vjp": None, "_primal": self.fun, "_ajx": adlib}
+        zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
         map_spec = program.specialize(tangent_map, spec.arg_types + spec.arg_types)
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
                   f"    return _primal({', '.join(params)}), "
                   f"{tup([f'r[1][{n + k}]' for k in range(n)])}\n")
-        namespace = {"_map_vjp": vjp_function(map_spec), "_primal": self.fun, "_ajx": adlib}
+        namespace["_map_vjp"] = vjp_function(map_spec)
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def jvp_function(self, spec, into):

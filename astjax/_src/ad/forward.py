@@ -32,7 +32,7 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
-from .analysis import float_leaves, static_key
+from .analysis import child_key, float_leaves
 from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node, rule_arguments,
                       tree_expr)
 
@@ -201,8 +201,7 @@ class ForwardMode:
             if self.is_active(node):
                 return load(self.tan(node.id, path))
             return self.zeros(_sub(anno.clean_copy(node), path))
-        return tree_expr(t, leaf, lambda node_type: NoTangentRule(
-            f"a {node_type.__name__} pytree"))
+        return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
 
     @staticmethod
     def zeros(like):
@@ -467,14 +466,14 @@ class ForwardMode:
             for k, e in enumerate(value.elts):
                 found.update(from_var(e, (k,)))
             return found
-        if isinstance(value, gast.Dict):
+        if anno.get(value, "tree_build") is not None:  # {"a": x}, P(x, y)
             found = {}
-            for key, v in zip(value.keys, value.values):
-                found.update(from_var(v, (key.value,)))
+            for key, v in zip(t.keys, anno.get(value, "tree_build")):
+                found.update(from_var(v, (key,)))
             return found
         if isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name):
-            key = value.attr if isinstance(value, gast.Attribute) else static_key(value.slice)
+            key = child_key(value)
             if key is None:
                 raise NoTangentRule("a container indexed at run time")
             if not self.is_active(value.value):

@@ -12,15 +12,17 @@ import numpy as np
 from .. import dtypes
 from ..api import Jitted
 from ..batching.api import Vmapped
+from ..ir.trees import namespace_ref
 from ..ir.types import ArrayType, Static
 from ..lax.common import path_str, rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
 from .reverse import vjp_function
 
-def _tree_source(t, expr, leaf, constant=None):
+def _tree_source(t, expr, leaf, constant=None, namespace=None):
     """Source text of a value shaped like type ``t`` (the value of ``expr``): ``leaf(expr,
-    type)`` at each array leaf, tuples, lists and dicts around them, None elsewhere. A Python
-    number (a constant output) is a leaf ``jnp.asarray(expr)``, or ``constant(expr, type)``."""
+    type)`` at each array leaf, containers around them (what builds a namedtuple or
+    registered class is bound in ``namespace``), None elsewhere. A Python number (a
+    constant output) is a leaf ``jnp.asarray(expr)``, or ``constant(expr, type)``."""
     def at(path, t):
         e = path_str(expr, path)
         if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
@@ -28,7 +30,7 @@ def _tree_source(t, expr, leaf, constant=None):
                 return constant(e, _dynamic(t))
             return leaf(f"jnp.asarray({e})", _dynamic(t))
         return leaf(e, t) if isinstance(t, ArrayType) else "None"
-    return rebuild(t, at, "Jacobians of")
+    return rebuild(t, at, namespace_ref({} if namespace is None else namespace))
 
 
 def _leaf_exprs(t, expr):
@@ -145,16 +147,16 @@ class _Jacobian(Jitted):
             return f"jnp.reshape({part}, {ys[j]}.shape + {as_[i]}.shape){cast}"
 
         out_leaf = iter(range(len(ys)))
+        namespace = {"_f": spec.fn, "jnp": jacobian_lib.jnp,
+                     "_y_dtype": _leaf_dtype(outs), "_x_dtype": _leaf_dtype(ins)}
 
         def per_output(e, t):
             j, in_leaf = next(out_leaf), iter(range(len(as_)))
-            trees = [_tree_source(arg_types[k], "", lambda e, t: block(j, next(in_leaf)))
-                     for k in nums]
+            trees = [_tree_source(arg_types[k], "", lambda e, t: block(j, next(in_leaf)),
+                                  namespace=namespace) for k in nums]
             return trees[0] if isinstance(self.argnums, int) else _tuple_source(trees)
-        result = _tree_source(out_type, "", per_output)
+        result = _tree_source(out_type, "", per_output, namespace=namespace)
         lines.append(f"    return ({result}, r[1])" if self.has_aux else f"    return {result}")
-        namespace = {"_f": spec.fn, "jnp": jacobian_lib.jnp,
-                     "_y_dtype": _leaf_dtype(outs), "_x_dtype": _leaf_dtype(ins)}
         if self.mode == "jacrev":
             step = self._pull(spec, arg_types, nums, out_type, outs, ins)
         else:
@@ -182,7 +184,7 @@ class _Jacobian(Jitted):
                      "_vjp": vjp_function(spec, {0} if self.has_aux else None)}
         lines = ["def pull(args, y, x, e):"]
         es = iter(_unflat("e", [t.dtype for _, t in outs], "y", lines, namespace))
-        cotangent = _tree_source(out_type, "", lambda e, t: next(es))
+        cotangent = _tree_source(out_type, "", lambda e, t: next(es), namespace=namespace)
         if self.has_aux:
             cotangent = f"({cotangent}, None)"  # the aux output gets no cotangent
         args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
@@ -219,7 +221,8 @@ class _Jacobian(Jitted):
         def zero(e, t):
             return f"_ajx.cotangent_like(0.0, {e})" if t.dtype.kind in "fc" else "None"
         tangents = [_tree_source(t, f"args[{i}]", (lambda e, lt, i=i: next(pieces[i]))
-                                 if i in nums else zero) for i, t in enumerate(arg_types)]
+                                 if i in nums else zero, namespace=namespace)
+                    for i, t in enumerate(arg_types)]
         args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
         lines.append(f"    t = _jvp({args}, {', '.join(tangents)})[1]")
         tangents = []  # a constant output's tangent is zero

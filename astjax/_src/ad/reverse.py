@@ -12,9 +12,9 @@ From one specialization of ``f(x1, ..., xn)`` it writes a new function
   ``*_vjp`` function, accumulating cotangents ``d_<name>``; loops run their
   trip count backwards, branches take the recorded condition.
 
-Cotangents of containers (tuples, dicts) are kept per leaf. Everything
-emitted is ordinary Python with registered ops, so the result is typed and
-compiled like user code and can be differentiated again.
+Cotangents of containers (tuples, dicts, namedtuples, registered classes) are kept
+per leaf. Everything emitted is ordinary Python with registered ops, so the result is
+typed and compiled like user code and can be differentiated again.
 """
 import inspect
 
@@ -23,10 +23,10 @@ import gast
 from ..errors import TypeCheckError
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
-from ..ir import anno
+from ..ir import anno, trees
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
 from . import adlib
-from .analysis import float_leaves, liveness, overwritten, static_key
+from .analysis import child_key, float_leaves, liveness, overwritten
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
@@ -69,21 +69,20 @@ def leaf_name(table, names, prefix, var, path=()):
     return name
 
 
-def tree_expr(t, leaf, unsupported, path=()):
+def tree_expr(t, leaf, ref, path=()):
     """An expression shaped like a value of type ``t``: ``leaf(path, type)`` for each array
-    leaf, tuples and dicts around them, None for anything else; ``unsupported(node_type)``
-    is raised for other containers (namedtuples, registered classes)."""
+    leaf, tuples, dicts and other containers around them (built by the namedtuple class or
+    TreeBuilder that ``ref(value)`` names), None for anything else."""
     if isinstance(t, ArrayType):
         return leaf(path, t)
     if isinstance(t, SequenceType):
-        return gast.Tuple(elts=[tree_expr(e, leaf, unsupported, path + (k,))
+        return gast.Tuple(elts=[tree_expr(e, leaf, ref, path + (k,))
                                 for k, e in enumerate(t.elts)], ctx=gast.Load())
     if isinstance(t, TreeType):
-        if t.node_type is not dict:
-            raise unsupported(t.node_type)
-        return gast.Dict(keys=[const(k) for k in t.keys],
-                         values=[tree_expr(c, leaf, unsupported, path + (k,))
-                                 for k, c in zip(t.keys, t.children)])
+        children = [tree_expr(c, leaf, ref, path + (k,)) for k, c in zip(t.keys, t.children)]
+        if t.node_type is dict:
+            return gast.Dict(keys=[const(k) for k in t.keys], values=children)
+        return _call(ref(trees.builder(t)), children)
     return const(None)
 
 
@@ -208,9 +207,7 @@ class ReverseMode:
         fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
 
     def assemble(self, t, leaf):
-        return tree_expr(t, leaf, lambda node_type: self.error(
-            self.fdef, f"derivatives through a {node_type.__name__} are not supported yet; "
-                       f"use a dict or tuple"))
+        return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
 
     def final_cotangent(self, var, t, out):
         """Expression for the cotangent of argument ``var``, shaped like its input value."""
@@ -674,7 +671,8 @@ class ReverseMode:
         return self.assemble(t, leaf)
 
     def structural_adjoint(self, s, target, t):
-        """Copies, tuple/dict displays, static indexing of containers, float(x)."""
+        """Copies, tuple displays, containers built (``{"a": x}``, ``P(x, y)``), static
+        indexing of containers, float(x)."""
         value = s.value
         stmts = []
 
@@ -694,13 +692,13 @@ class ReverseMode:
             for k, e in enumerate(value.elts):
                 if isinstance(e, gast.Name) and e.id in self.locals():
                     move((k,), e.id, (), anno.get(e, "type"))
-        elif isinstance(value, gast.Dict):
-            for key, v in zip(value.keys, value.values):
+        elif anno.get(value, "tree_build") is not None:  # {"a": x}, P(x, y)
+            for key, v in zip(t.keys, anno.get(value, "tree_build")):
                 if isinstance(v, gast.Name) and v.id in self.locals():
-                    move((key.value,), v.id, (), anno.get(v, "type"))
+                    move((key,), v.id, (), anno.get(v, "type"))
         elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name) and value.value.id in self.locals():
-            key = value.attr if isinstance(value, gast.Attribute) else static_key(value.slice)
+            key = child_key(value)
             if key is None:
                 raise self.error(s, "differentiating through a container indexed at run time "
                                  "is not supported yet")

@@ -10,7 +10,7 @@ import os
 import gast
 import numpy as np
 
-from ..ir import anno
+from ..ir import anno, trees
 from ..ir.types import Static
 from .source import unparse
 
@@ -217,6 +217,12 @@ class PythonEmitter:
                      "values": [f"{d}[{self.literal(k)}]" for k in keys],
                      "items": [f"({self.literal(k)}, {d}[{self.literal(k)}])" for k in keys]}
             return "[" + ", ".join(parts[kind]) + "]"
+        build = anno.get(node, "tree_build")
+        if build is not None and not isinstance(node, gast.Dict):  # P(a, b) of a namedtuple
+            return self.tree_build(anno.get(node, "type"), [self.atom(c) for c in build])
+        position = anno.get(node, "tree_child")
+        if position is not None:
+            return self.tree_child(node, anno.get(node.value, "type"), position)
         if isinstance(node, gast.BinOp):  # tuple arithmetic: x.shape + (1,)
             symbol = {gast.Add: "+", gast.Mult: "*"}[type(node.op)]
             return f"{self.atom(node.left)} {symbol} {self.atom(node.right)}"
@@ -240,6 +246,27 @@ class PythonEmitter:
                               for k, v in zip(node.keys, node.values))
             return "{" + items + "}"
         return self.atom(node)
+
+    def tree_build(self, t, parts):
+        """A container built from its children (see ir/trees.py): a namedtuple by its
+        field names, any other node type by its TreeBuilder."""
+        make = trees.builder(t)
+        if make is t.node_type:
+            parts = [f"{k}={p}" for k, p in zip(t.keys, parts)]
+        return f"{self.literal(make)}({', '.join(parts)})"
+
+    def tree_child(self, node, t, position):
+        """A container's child: ``d[key]`` of a dict, ``p.field`` of a namedtuple or an
+        attribute the user's code reads, else the child by its flatten position."""
+        base = self.atom(node.value)
+        key = t.keys[position]
+        if trees.has_dict_keys(t):
+            return f"{base}[{self.literal(key)}]"
+        if trees.is_namedtuple_class(t.node_type):
+            return f"{base}.{key}"
+        if isinstance(node, gast.Attribute):
+            return f"{base}.{node.attr}"
+        return f"{self.literal(trees.tree_child)}({base}, {position})"
 
     def op_call(self, node, op):
         operands = anno.get(node, "operand_nodes")

@@ -300,6 +300,8 @@ class Fingerprinter:
                 raise Uncacheable(f"class {value.__qualname__} is not importable")
             for base in value.__mro__:  # its code, and its bases', is in these files
                 self._module_file(base.__module__)
+            if ref is not None:  # found again that way (a namedtuple class astjax calls)
+                self.refs.setdefault(id(value), ref)
             return ("class",) + where
         where = _importable(value)
         if where is not None and _trusted_module(where[0]) and _trusted_module(t.__module__):
@@ -393,6 +395,9 @@ def _deref(ref, roots, values):
             obj = obj[step[1]]
         elif step[0] == "unwrap":
             obj = inspect.unwrap(obj)
+        elif step[0] == "builder":  # what builds a container of this TreeType
+            from ..ir.trees import builder
+            obj = builder(obj)
         else:
             raise KeyError(step)
     return obj
@@ -578,8 +583,10 @@ class SourceCache:
                     continue  # an astjax module's global: astjax's code, pinned by the key
             # a binding astjax made: a generated function, a desugared nested def, a helper
             # of a transform
-            if self.fpr.ref_of(value) is not None:
-                continue  # a function already described (the user's, passed on by a transform)
+            if self.fpr.ref_of(value) is not None or \
+                    _find_static(self.arg_types, value) is not None:
+                continue  # a function already described (the user's, passed on by a
+                # transform), a namedtuple class of an argument's type, ...
             if not (_derived_ok(value) or chain and _derived_ok(seen_base)):
                 raise Uncacheable(f"{where}: a value astjax cannot trace")
         files = {}
@@ -640,12 +647,17 @@ class SourceCache:
 
 
 def _find_static(arg_types, value):
-    """The path of ``value`` among the Static values of the argument types, or None."""
+    """The path of ``value`` among the Static values of the argument types (or what builds
+    one of their containers, see ir/trees.builder), or None."""
+    from ..ir.trees import builder
     from ..ir.types import SequenceType, Static, TreeType
 
     def walk(t, ref):
         if isinstance(t, Static):
             return ref + (("attr", "value"),) if t.value is value else None
+        if isinstance(t, TreeType) and type(builder(t)) is type(value) and \
+                builder(t) == value:
+            return ref + (("builder",),)
         parts = t.elts if isinstance(t, SequenceType) else \
             t.children if isinstance(t, TreeType) else ()
         field = "elts" if isinstance(t, SequenceType) else "children"

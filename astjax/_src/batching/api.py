@@ -10,6 +10,7 @@ compiled code can call it and it composes: ``jit(vmap(f))``, ``vmap(grad(f))``,
 import numpy as np
 
 from ..api import Jitted
+from ..ir.trees import container_source, namespace_ref
 from ..ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
 from . import batched as bt_
 from .transform import batched_function
@@ -163,25 +164,26 @@ class Vmapped(Jitted):
         names.used |= set(params)
         ops = "_jnp"
         callee = "_batched"
+        from .transform import OPS
+        namespace = {ops: OPS, callee: target}
+        ref = namespace_ref(namespace)
         lines = []
         args = []
         for p, mv in zip(params, moves):
             if mv is None:
                 args.append(p)
                 continue
-            text = _move_text(p, mv[0], mv[1], ops)
+            text = _move_text(p, mv[0], mv[1], ops, ref)
             name = names.fresh(f"{p}_moved")
             lines.append(f"{name} = {text}")
             args.append(name)
         r = names.fresh("out")
         lines.append(f"{r} = {callee}({', '.join(args)})")
-        result = _out_text(r, out_t, out_axes, ops, names, lines)
+        result = _out_text(r, out_t, out_axes, ops, names, lines, ref)
         body = "\n".join(f"    {line}" for line in lines)
         name = f"{spec.name}_vmap"
         source = f"def {name}({', '.join(params)}):\n{body}\n    return {result}\n"
         from ..frontend.synthetic import from_source
-        from .transform import OPS
-        namespace = {ops: OPS, callee: target}
         return from_source(name, source, namespace, spec.parsed)
 
 
@@ -279,7 +281,7 @@ def _leaf_axes(t, spec, path=()):
         yield from _leaf_axes(c, s, path + (key,))
 
 
-def _spec_children(spec, t):
+def _spec_children(spec, t, what="in_axes"):
     """The children of an axes spec matching the container type ``t``, or JAX's error."""
     if isinstance(t, SequenceType) and isinstance(spec, (tuple, list)) and \
             not hasattr(spec, "_fields") and len(spec) == len(t.elts):
@@ -292,7 +294,7 @@ def _spec_children(spec, t):
             node = flatten_one_level(spec)
             if node is not None and tuple(node[1]) == tuple(t.keys):
                 return list(node[0])
-    raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding "
+    raise ValueError(f"vmap {what} specification must be a tree prefix of the corresponding "
                      f"value, got specification {spec!r} for value tree {t}.")
 
 
@@ -339,25 +341,11 @@ def _unbatch(t, spec, k):
     pe, b = strip(t, ())
     moving = [(path, a) for path, a in axes.items() if a != 0]
     if moving:
-        for path, _, ax in leaves:
-            if ax is not None and not isinstance(t, ArrayType) and \
-                    not _rebuildable(t):
-                raise NotImplementedError("vmap: in_axes other than 0 inside a container "
-                                          "other than tuple, list or dict")
         return pe, b, (t, dict(moving)), one
     return pe, b, None, one
 
 
-def _rebuildable(t):
-    t = bt_.unwrap(t)
-    if isinstance(t, SequenceType):
-        return all(_rebuildable(e) for e in t.elts)
-    if isinstance(t, TreeType):
-        return t.node_type is dict and all(_rebuildable(c) for c in t.children)
-    return True
-
-
-def _move_text(text, t, moves, ops, path=()):
+def _move_text(text, t, moves, ops, ref, path=()):
     """Source for an argument (type ``t``) with its mapped axes moved to the front."""
     if path in moves:
         return f"{ops}.moveaxis({text}, {moves[path]}, 0)"
@@ -366,13 +354,9 @@ def _move_text(text, t, moves, ops, path=()):
     t = bt_.unwrap(t)
     kids = bt_.children(t)
     keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-    parts = [_move_text(f"{text}[{key!r}]", c, moves, ops, path + (key,))
+    parts = [_move_text(f"{text}[{key!r}]", c, moves, ops, ref, path + (key,))
              for key, c in zip(keys, kids)]
-    if isinstance(t, SequenceType):
-        inner = ", ".join(parts)
-        return f"[{inner}]" if t.kind == "list" else \
-            f"({inner}{',' if len(parts) == 1 else ''})"
-    return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
+    return container_source(t, parts, ref)
 
 
 def _out_leaf_axes(spec, t, path=()):
@@ -388,10 +372,9 @@ def _out_leaf_axes(spec, t, path=()):
         for k, (e, s) in enumerate(zip(t.elts, spec)):
             out.update(_out_leaf_axes(s, e, path + (k,)))
         return out
-    if isinstance(t, TreeType) and t.node_type is dict and isinstance(spec, dict) and \
-            sorted(spec) == list(t.keys):
-        for key, c in zip(t.keys, t.children):
-            out.update(_out_leaf_axes(spec[key], c, path + (key,)))
+    if isinstance(t, TreeType) and (isinstance(spec, dict) or type(spec) is t.node_type):
+        for key, c, s in zip(t.keys, t.children, _spec_children(spec, t, "out_axes")):
+            out.update(_out_leaf_axes(s, c, path + (key,)))
         return out
     raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding "
                      f"value, got specification {spec!r} for value tree {t}.")
@@ -432,7 +415,7 @@ def _zip_out(t, out_axes, out_bt, path=()):
         yield path, out_axes[path], bool(bt_.any_(out_bt))
 
 
-def _out_text(r, t, out_axes, ops, names, lines, path=()):
+def _out_text(r, t, out_axes, ops, names, lines, ref, path=()):
     """Source of the vmapped output from the batched function's result ``r`` (its mapped
     leaves batched, batch axis first): each batch axis moved to its out_axes position."""
     t = bt_.unwrap(t)
@@ -442,13 +425,9 @@ def _out_text(r, t, out_axes, ops, names, lines, path=()):
     kids = bt_.children(t)
     if kids is not None:
         keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-        parts = [_out_text(r, c, out_axes, ops, names, lines, path + (key,))
+        parts = [_out_text(r, c, out_axes, ops, names, lines, ref, path + (key,))
                  for key, c in zip(keys, kids)]
-        text = bt_.container_text(t, keys, parts)
-        if text is not None:
-            return text
-        raise NotImplementedError(f"vmap: outputs of type {t.node_type.__name__} with "
-                                  f"out_axes other than 0")
+        return container_source(t, parts, ref)
     ax = out_axes.get(path)
     if ax is None:
         return text

@@ -144,15 +144,3 @@ def loads(stmts):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in out:
                 out.append(n.id)
     return out
-
-
-def container_text(t, keys, parts):
-    """Source building a tuple, list or dict of type ``t`` from its parts' source, or None
-    for other containers."""
-    if isinstance(t, SequenceType):
-        inner = ", ".join(parts)
-        return f"[{inner}]" if t.kind == "list" else \
-            f"({inner}{',' if len(parts) == 1 else ''})"
-    if t.node_type is dict:
-        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
-    return None

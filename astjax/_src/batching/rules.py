@@ -29,7 +29,7 @@ from ..ops.indexing import _classify
 from ..ops.linalg import _tensordot_axes, _transpose_axes
 from ..ops.reductions import _axes
 from ..ops.shape import normalize_axes, normalize_axis, plain
-from .batched import any_, container_text, full, is_array_like, unwrap
+from .batched import any_, full, is_array_like, unwrap
 from .transform import NoRule, Unsafe, Val, literal
 
 RULES = {}
@@ -122,10 +122,7 @@ def select(bx, cond, a, b, t):
             pa = Val(bx.path_text(a.text, a.t, (key,)), _kid(a.t, k), _sub(a.b, k))
             pb = Val(bx.path_text(b.text, b.t, (key,)), _kid(b.t, k), _sub(b.b, k))
             parts.append(select(bx, cond, pa, pb, c))
-        text = container_text(t, keys, parts)
-        if text is not None:
-            return text
-        raise Unsafe(f"a {t.node_type.__name__} assigned in a branch")
+        return bx.container(t, parts)
     if isinstance(t, Static):
         return bx.static_text(t.value)
     if isinstance(t, ListType):

@@ -32,6 +32,7 @@ import gast
 from ..frontend.naming import Names
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
+from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static,
                         TreeType)
 from ..ops.registry import REGISTRY
@@ -372,21 +373,18 @@ class Batcher:
 
     def path_text(self, text, t, path):
         """Source for the part of ``text`` (of type ``t``) at ``path``."""
-        for key in path:
+        for key in path:  # (typing reads p["w"] of a namedtuple as its field)
             t = unwrap(t)
-            if isinstance(t, TreeType) and t.node_type is not dict:
-                if not (isinstance(key, str) and key.isidentifier()):
-                    raise NotImplementedError(f"vmap: cannot read field {key!r} of a "
-                                              f"{t.node_type.__name__}")
-                text = f"{text}.{key}"
-                t = t.child(key)
-            elif isinstance(t, TreeType):
-                text = f"{text}[{key!r}]"
-                t = t.child(key)
-            else:
-                text = f"{text}[{key!r}]"
-                t = t.elts[key]
+            text = f"{text}[{key!r}]"
+            t = t.child(key) if isinstance(t, TreeType) else t.elts[key]
         return text
+
+    def container(self, t, parts):
+        """Source building a container of type ``t`` from its children's source."""
+        return container_source(t, parts, self.tree_ref)
+
+    def tree_ref(self, value):
+        return self.global_ref(value, "_" + value.__name__)
 
     def ret(self, ret):
         node = ret.value
@@ -542,15 +540,7 @@ class Batcher:
                 parts.append(new)
             if not changed:
                 return text
-            if isinstance(t_to, SequenceType):
-                inner = ", ".join(parts)
-                if t_to.kind == "list":
-                    return f"[{inner}]"
-                return f"({inner}{',' if len(parts) == 1 else ''})"
-            if t_to.node_type is dict:
-                return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(keys, parts)) + "}"
-            raise NotImplementedError(f"vmap: cannot rebuild a {t_to.node_type.__name__} "
-                                      f"with some leaves batched and others not")
+            return self.container(t_to, parts)
         want, have = bool(any_(b_to)), bool(any_(b_from))
         if isinstance(t_to, Static) or isinstance(t_from, Static):
             if not (want and not have and allow_static and bt_.is_array_like(t_from)):
@@ -823,12 +813,9 @@ class Batcher:
             if isinstance(value, gast.List):
                 return f"[{inner}]", tuple(v.b for v in vals)
             return f"({inner}{',' if len(vals) == 1 else ''})", tuple(v.b for v in vals)
-        if isinstance(value, gast.Dict):
-            keys = [self.type_of(k).value for k in value.keys]
-            vals = [self.val(v) for v in value.values]
-            inner = ", ".join(f"{self.text(k)}: {v.text}" for k, v in zip(value.keys, vals))
-            order = sorted(range(len(keys)), key=lambda i: keys[i])
-            return "{" + inner + "}", tuple(vals[i].b for i in order)
+        if anno.get(value, "tree_build") is not None:  # {"a": x}, P(x, y)
+            return self.unchanged(value), tuple(self.val(c).b
+                                                for c in anno.get(value, "tree_build"))
         if isinstance(value, gast.Subscript) and isinstance(t, IndexType):
             # s_[...] built at run time: with batched parts it gets the batch index in front
             if not self.node_batched(value.slice):
@@ -855,12 +842,12 @@ class Batcher:
                     return self.unchanged(value), kids[0]
                 raise NoRule("a tuple of differently batched elements indexed at run time")
             if isinstance(bt_t, TreeType):
-                return self.unchanged(value), bt_.child(bt_base, bt_t.keys.index(key))
+                return self.unchanged(value), bt_.child(bt_base, anno.get(value, "tree_child"))
             return self.unchanged(value), False
         if isinstance(value, gast.Attribute):
             base = self.val(value.value)
             if isinstance(base.t, TreeType):
-                return self.unchanged(value), bt_.child(base.b, base.t.keys.index(value.attr))
+                return self.unchanged(value), bt_.child(base.b, anno.get(value, "tree_child"))
             if isinstance(base.t, ArrayType) and base.batched:
                 if value.attr == "shape":
                     return f"{base.text}.shape[1:]", False
@@ -1475,15 +1462,11 @@ class Batcher:
             raise AssertionError((v, path))
         if isinstance(t, Static):
             return self.static_text(t.value)
-        if isinstance(t, SequenceType):
-            parts = [self.assemble(v, e, path + (k,), leaves, stacked)
-                     for k, e in enumerate(t.elts)]
-            inner = ", ".join(parts)
-            return f"[{inner}]" if t.kind == "list" else \
-                f"({inner}{',' if len(parts) == 1 else ''})"
-        if isinstance(t, TreeType) and t.node_type is dict:
-            return "{" + ", ".join(f"{k!r}: {self.assemble(v, c, path + (k,), leaves, stacked)}"
-                                   for k, c in zip(t.keys, t.children)) + "}"
+        kids = children(t)
+        if kids is not None:
+            keys = t.keys if isinstance(t, TreeType) else range(len(kids))
+            return self.container(t, [self.assemble(v, c, path + (k,), leaves, stacked)
+                                      for k, c in zip(keys, kids)])
         raise NotImplementedError(f"vmap: cannot rebuild a {t} per example")
 
     def slice_text(self, text, t, b, index):
@@ -1493,16 +1476,12 @@ class Batcher:
             return text
         if isinstance(t, ArrayType):
             return f"{text}[{index}]"
-        if isinstance(t, SequenceType):
-            parts = [self.slice_text(f"{text}[{k}]", e, bt_.child(b, k), index)
-                     for k, e in enumerate(t.elts)]
-            inner = ", ".join(parts)
-            return f"[{inner}]" if t.kind == "list" else \
-                f"({inner}{',' if len(parts) == 1 else ''})"
-        if isinstance(t, TreeType) and t.node_type is dict:
-            return "{" + ", ".join(
-                f"{k!r}: {self.slice_text(f'{text}[{k!r}]', c, bt_.child(b, i), index)}"
-                for i, (k, c) in enumerate(zip(t.keys, t.children))) + "}"
+        kids = children(t)
+        if kids is not None:
+            keys = t.keys if isinstance(t, TreeType) else range(len(kids))
+            return self.container(t, [
+                self.slice_text(f"{text}[{k!r}]", c, bt_.child(b, i), index)
+                for i, (k, c) in enumerate(zip(keys, kids))])
         raise CannotBatch(f"vmap: cannot take one example of a {t}")
 
     def region_function(self, stmts, live_in, leaves, types_after):
@@ -1588,14 +1567,14 @@ def _maybe(t):
 
 
 def _stackable(t):
-    """Values a loop over the examples can stack: arrays, constants, tuples/dicts of them."""
+    """Values a loop over the examples can stack: arrays, constants, containers of them."""
     t = unwrap(t)
     if isinstance(t, (ArrayType, Static)):
         return True
     if isinstance(t, SequenceType):
         return all(_stackable(e) for e in t.elts)
     if isinstance(t, TreeType):
-        return t.node_type is dict and all(_stackable(c) for c in t.children)
+        return all(_stackable(c) for c in t.children)
     return False
 
 

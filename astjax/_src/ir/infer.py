@@ -22,7 +22,7 @@ from ..frontend import anf as anf_mod
 from ..frontend.desugar import LiftedFunction
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
-from . import anno
+from . import anno, trees
 from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
                     Type, as_array_type, is_numeric)
 
@@ -309,6 +309,7 @@ class FunctionTyper:
                 raise self.error(node, "dict keys must be constants")
             values = tuple(self.atom(v, env) for v in node.values)
             order = sorted(range(len(keys)), key=lambda i: keys[i].value)
+            anno.set_(node, "tree_build", tuple(node.values[i] for i in order))
             return TreeType(dict, tuple(keys[i].value for i in order),
                             tuple(keys[i].value for i in order), tuple(values[i] for i in order))
         if isinstance(node, gast.Attribute):
@@ -431,8 +432,14 @@ class FunctionTyper:
                 return self.apply_op(node, op, {op.operands[0]: t}, {},
                                      {op.operands[0]: node.value})
             raise self.error(node, f"arrays have no attribute {attr!r} usable here")
-        if isinstance(t, TreeType) and attr in t.keys:
-            return t.children[t.keys.index(attr)]
+        if isinstance(t, TreeType) and t.node_type is not dict:
+            position = trees.child_position(t, attr) if attr in t.keys else \
+                trees.attribute_position(t, attr)
+            if position is None:
+                raise self.error(node, f"{t} has no attribute {attr!r} that astjax can read "
+                                 f"(it reads the fields of pytree nodes only)")
+            anno.set_(node, "tree_child", position)
+            return t.children[position]
         if isinstance(t, Static):
             try:
                 value = getattr(t.value, attr)
@@ -488,9 +495,14 @@ class FunctionTyper:
                 return t.elt
             return t
         if isinstance(t, TreeType):
-            if not isinstance(idx, Type) and idx in t.keys:
-                return t.children[t.keys.index(idx)]
-            raise self.error(node, f"key {idx!r} not found in {t}")
+            position = trees.child_position(t, idx)
+            if position is None and type(idx) is int and trees.is_namedtuple_class(t.node_type):
+                raise self.error(node, f"tuple index {idx} out of range ({t.node_type.__name__} "
+                                 f"has {len(t.keys)} fields)")
+            if position is None:
+                raise self.error(node, f"key {idx!r} not found in {t}")
+            anno.set_(node, "tree_child", position)
+            return t.children[position]
         raise self.error(node, f"cannot index {t} with {idx!r}")
 
     def at_update(self, node, env):
@@ -548,13 +560,47 @@ class FunctionTyper:
         callee = getattr(target, "__astjax_wrapped__", None) or target
         if isinstance(callee, (pytypes.FunctionType, SyntheticFunction)):
             return self.user_call(node, callee, args, kwargs)
+        if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
+            return self.tree_build(node, target, env)  # (of constants too, as a dict display)
         if all(isinstance(a, Static) for a in args + list(kwargs.values())):
             # a pure function of constants (math.sqrt(2), len(("a",))): evaluate now
             value = target(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
             anno.set_(node, "folded", value)
             return Static(value)
+        if trees.is_registered_class(target):
+            raise self.error(node, f"building a {target.__name__} (a registered pytree class) "
+                             f"inside transformed code is not supported yet; build it outside "
+                             f"and pass it in, or use a namedtuple or a dict")
         raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
                          f"values computed at run time; use astjax.numpy functions")
+
+    def tree_build(self, node, target, env):
+        """``P(a, b=c)`` for a namedtuple class P (or a TreeBuilder's call in generated
+        code): a TreeType; the call is rewritten to pass its children in field order."""
+        import inspect
+        if isinstance(target, trees.TreeBuilder):
+            if node.keywords:
+                raise self.error(node, "internal: a TreeBuilder takes its children only")
+            children = list(node.args)
+            node_type, aux, keys = target.node_type, target.aux, target.keys(len(children))
+        else:
+            try:
+                bound = inspect.signature(target).bind(*node.args, **{
+                    k.arg: k.value for k in node.keywords})
+            except TypeError as e:
+                raise self.error(node, f"{target.__name__}(): {e}") from None
+            children = []
+            for field in target._fields:
+                child = bound.arguments.get(field)
+                if child is None:  # a field's default: a constant
+                    child = gast.Constant(value=target._field_defaults[field], kind=None)
+                    self.atom(child, env)
+                children.append(child)
+            node_type, aux, keys = target, target, target._fields
+            node.args, node.keywords = list(children), []
+        anno.set_(node, "tree_build", tuple(children))
+        return TreeType(node_type, aux, tuple(keys),
+                        tuple(anno.get(c, "type") for c in children))
 
     def op_call(self, node, op, args, kwargs, arg_nodes, kwarg_nodes):
         try:
@@ -588,6 +634,21 @@ class FunctionTyper:
         if isinstance(t, ListType) and f.attr == "pop" and not args:
             anno.set_(node, "list_pop", True)
             return t.elt
+        if isinstance(t, TreeType) and f.attr in ("_replace", REPLACE_CALL) and \
+                trees.is_namedtuple_class(t.node_type):
+            if f.attr == "_replace":  # rewritten once: `p._astjax_replace(p, w=v)`
+                if node.args:
+                    raise self.error(node, "_replace() takes keyword arguments only")
+                node.args.insert(0, gast.Name(id=f.value.id, ctx=gast.Load(), annotation=None,
+                                              type_comment=None))
+                node.func = gast.Attribute(value=f.value, attr=REPLACE_CALL, ctx=gast.Load())
+                args = [self.atom(node.args[0], env)]
+            unknown = sorted(set(kwargs) - set(t.node_type._fields))
+            if unknown:
+                raise self.error(node, f"{t.node_type.__name__}._replace(): got unexpected "
+                                 f"field names: {unknown}")
+            fn = trees.replace_function(t.node_type, sorted(kwargs), self.parsed)
+            return self.user_call(node, fn, args, kwargs)
         if isinstance(t, TreeType) and t.node_type is dict and f.attr in ("keys", "values",
                                                                           "items"):
             parts = {"keys": [Static(k) for k in t.keys], "values": list(t.children),
@@ -644,6 +705,7 @@ class FunctionTyper:
 
 
 CLOSURE_CALL = "_astjax_closure_call"
+REPLACE_CALL = "_astjax_replace"  # p._replace(w=v) of a namedtuple, rewritten
 # grad, jit, vmap, ... build their transform when the code is generated: a closure's
 # captured values exist only at run time
 _TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.jacobian",

@@ -15,6 +15,7 @@ from ..config import config
 from ..errors import TypeCheckError, UserCodeError
 from ..frontend.parse import parse_function
 from ..frontend.synthetic import SyntheticFunction, from_source
+from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType, Type,
                         as_array_type, type_of_value)
 
@@ -61,13 +62,15 @@ def lax_function(lower):
 _SYNTHETIC = {}  # source text -> SyntheticFunction (same text, same function: one specialization)
 
 
-def synthesize(name, source, where):
+def synthesize(name, source, where, namespace=None):
     """A compiled function from source text; ``where`` is the (eager) Python function whose
-    file and line the generated code's comments name."""
-    fn = _SYNTHETIC.get(source)
+    file and line the generated code's comments name; ``namespace``: names the text uses
+    besides ``_jnp`` (see ``rebuild``)."""
+    key = (source, tuple(sorted((namespace or {}).items())))
+    fn = _SYNTHETIC.get(key)
     if fn is None:
         import astjax.numpy as jnp
-        fn = from_source(name, source, {"_jnp": jnp}, parse_function(where))
+        fn = from_source(name, source, dict(namespace or {}, _jnp=jnp), parse_function(where))
         # the public function's defaults, so that a call leaving them out binds
         public = inspect.signature(where).parameters
         fn.__signature__ = inspect.Signature([
@@ -75,7 +78,7 @@ def synthesize(name, source, where):
                               default=public[a.id].default if a.id in public else
                               inspect.Parameter.empty)
             for a in fn.fdef.args.args])
-        _SYNTHETIC[source] = fn
+        _SYNTHETIC[key] = fn
     return fn
 
 
@@ -183,21 +186,16 @@ def as_sequence(t):
     return t
 
 
-def rebuild(t, leaf, what, path=()):
-    """Source text of a value shaped like type ``t``: tuples, lists and dicts around
-    ``leaf(path, leaf type)``; ``what`` begins the error for other containers."""
+def rebuild(t, leaf, ref, path=()):
+    """Source text of a value shaped like type ``t``: containers around ``leaf(path, leaf
+    type)``; ``ref`` names what builds a namedtuple or registered class (see
+    ir/trees.container_source)."""
     t = as_sequence(t)
-    if isinstance(t, SequenceType):
-        parts = [rebuild(e, leaf, what, path + (k,)) for k, e in enumerate(t.elts)]
-        if t.kind == "list":
-            return "[" + ", ".join(parts) + "]"
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-    if isinstance(t, TreeType):
-        if t.node_type is not dict:
-            raise type_error(f"{what} {t.node_type.__name__} values is not supported in "
-                             f"compiled code yet; use a dict or a tuple")
-        return "{" + ", ".join(f"{k!r}: {rebuild(c, leaf, what, path + (k,))}"
-                               for k, c in zip(t.keys, t.children)) + "}"
+    if isinstance(t, (SequenceType, TreeType)):
+        keys = t.keys if isinstance(t, TreeType) else range(len(t.elts))
+        kids = t.children if isinstance(t, TreeType) else t.elts
+        return container_source(t, [rebuild(c, leaf, ref, path + (k,))
+                                    for k, c in zip(keys, kids)], ref)
     return leaf(path, t)
 
 

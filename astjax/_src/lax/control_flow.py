@@ -11,6 +11,7 @@ agree, and the errors name the user's line.
 import numpy as np
 
 from .. import dtypes
+from ..ir.trees import namespace_ref
 from ..ir.types import UNKNOWN, ArrayType, SequenceType, Static, TreeType
 from ..runtime.array import Array
 from .common import (as_arrays, as_sequence, call_type, carry_fixed_point, check_callable,
@@ -327,6 +328,8 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
         return f"_jnp.zeros({path_str('xs', path)}.shape[1:], {t.dtype.name!r})"
 
     init_expr = convert("init", init, carry) or "init"
+    namespace = {}  # what builds the namedtuples and registered classes of xs and ys
+    ref = namespace_ref(namespace)
     lines = [f"    carry = {init_expr}", f"    n = {n_expr}"]
     y_value = {}  # path -> expression of the leaf as an array
     for path, t in y_leaves:
@@ -335,7 +338,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
                          if is_number(t) else e)
     if y_leaves:  # a scan of length 0: the output shapes come from one call of f
         lines.append("    if n == 0:")
-        lines.append(f"        y = f(carry, {rebuild(x_type, zero_x, 'scan over')})[1]")
+        lines.append(f"        y = f(carry, {rebuild(x_type, zero_x, ref)})[1]")
         for path, t in y_leaves:
             lines.append(f"        {names[path]} = _jnp.zeros((0,) + ({y_value[path]}).shape, "
                          f"{dynamic(t).dtype.name!r})")
@@ -344,7 +347,7 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
     if reverse.value:
         lines.append("        i = n - 1 - k")
         index = "i"
-    lines.append(f"        out = f(carry, {rebuild(x_type, x_leaf(index), 'scan over')})")
+    lines.append(f"        out = f(carry, {rebuild(x_type, x_leaf(index), ref)})")
     lines.append("        carry = out[0]")
     if y_leaves:
         lines.append("        y = out[1]")
@@ -356,10 +359,11 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
                          f"{dynamic(t).dtype.name!r})")
             lines.append(f"        {name} = {name}.at[{index}].set({name}_k)")
     ys = "None" if y_type is UNKNOWN else rebuild(
-        y_type, lambda path, t: names.get(path, repr(getattr(t, "value", None))), "scan over")
+        y_type, lambda path, t: names.get(path, repr(getattr(t, "value", None))), ref)
     lines.append(f"    return carry, {ys}")
     params = "f, init, xs, length, reverse, unroll, _split_transpose"
-    return synthesize("scan", f"def scan({params}):\n" + "\n".join(lines) + "\n", scan.eager)
+    return synthesize("scan", f"def scan({params}):\n" + "\n".join(lines) + "\n", scan.eager,
+                      namespace)
 
 
 @lax_function(_lower_scan)

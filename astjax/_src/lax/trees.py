@@ -9,6 +9,7 @@ arrays
 Eagerly each is ``_src.tree_util``'s function itself.
 """
 from .. import tree_util as _trees
+from ..ir.trees import namespace_ref
 from ..ir.types import SequenceType, Static, TreeType
 from .common import (as_sequence, call_type, check_callable, leaves, lax_function, path_str,
                      rebuild, synthesize, type_error)
@@ -32,10 +33,11 @@ def _lower_tree_map(f, tree, *rest_and_is_leaf):
         if _empty(t):
             return "None"
         return "f(" + ", ".join(path_str(x, path) for x in ["tree"] + names) + ")"
-    body = rebuild(tree, apply, "tree_map over")
+    namespace = {}
+    body = rebuild(tree, apply, namespace_ref(namespace))
     params = ", ".join(["f", "tree"] + names + ["is_leaf"])
     return synthesize("tree_map", f"def tree_map({params}):\n    return {body}\n",
-                      _trees.tree_map)
+                      _trees.tree_map, namespace)
 
 
 def _check_is_leaf(is_leaf, name):

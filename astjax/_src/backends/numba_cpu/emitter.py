@@ -7,7 +7,8 @@ What changes from the python backend (whose statement walk this reuses):
     ``sum(1 / (1 + exp(-x)))`` is one loop with no temporaries;
   * reductions are loops; 1-D/2-D products call BLAS through ``np.dot``;
   * every constant is typed (``np.float32(0.5)``): Numba would widen to float64;
-  * 0-d values are scalars, containers (dicts, namedtuples) are tuples, and
+  * 0-d values are scalars, containers (dicts, namedtuples, registered classes) are
+    tuples of their children (ir/trees.py), and
     static values are literals, never parameters.
 An op without a lowering raises ``Unsupported``; the caller then uses the
 python backend for the whole function (and says so when log_compiles is on).
@@ -315,26 +316,19 @@ class NumbaEmitter(PythonEmitter):
                 if value_type.ndim == 0:
                     return "()" if node.attr == "shape" else "1"
                 return f"{self.atom(node.value)}.{node.attr}"
-            if isinstance(value_type, TreeType):
-                return f"{self.atom(node.value)}[{value_type.keys.index(node.attr)}]"
-        if isinstance(node, gast.Subscript):
-            if isinstance(t, IndexType):  # s_[...] passed on: a tuple of its run-time parts
-                from .lower_gather import index_value
-                return index_value(self, node)
-            value_type = anno.get(node.value, "type")
-            if isinstance(value_type, TreeType):
-                key = anno.get(node.slice, "type").value
-                return f"{self.atom(node.value)}[{value_type.keys.index(key)}]"
+        if anno.get(node, "tree_child") is not None:  # containers are tuples of children
+            return f"{self.atom(node.value)}[{anno.get(node, 'tree_child')}]"
+        if isinstance(node, gast.Subscript) and isinstance(t, IndexType):
+            # s_[...] passed on: a tuple of its run-time parts
+            from .lower_gather import index_value
+            return index_value(self, node)
         if isinstance(node, gast.List) and isinstance(t, SequenceType):
             # a list display of known length is a tuple here (its items may differ in type)
             inner = ", ".join(self.atom(e) for e in node.elts)
             return f"({inner},)" if len(node.elts) == 1 else f"({inner})"
-        if isinstance(node, gast.Dict):
-            if not isinstance(t, TreeType):
-                raise Unsupported("dict value")
-            by_key = {anno.get(k, "type").value: v for k, v in zip(node.keys, node.values)}
-            inner = ", ".join(self.atom(by_key[k]) for k in t.keys)
-            return f"({inner},)" if len(t.keys) == 1 else f"({inner})"
+        if anno.get(node, "tree_build") is not None:
+            inner = ", ".join(self.atom(c) for c in anno.get(node, "tree_build"))
+            return f"({inner},)" if len(anno.get(node, "tree_build")) == 1 else f"({inner})"
         if anno.get(node, "dict_view") is not None:
             kind, keys = anno.get(node, "dict_view")
             d = node.func.value

@@ -1,7 +1,7 @@
 """The hot path of a jitted call on small, plain arguments.
 
-A call whose arguments are NumPy arrays, Arrays or scalars, or dicts, tuples and
-lists of them, with no keywords, defaults or static arguments, is keyed by what
+A call whose arguments are NumPy arrays, Arrays or scalars, or dicts, tuples, lists
+and namedtuples of them, with no keywords, defaults or static arguments, is keyed by what
 the compiled version depends on (structure, dtypes, which dims are 1) without
 building abstract types, and runs the Numba entry directly. Anything else, or
 any call that could be queued (async dispatch, debug_nans, committed devices),
@@ -9,6 +9,7 @@ takes the full path.
 """
 import numpy as np
 
+from ...ir.trees import is_namedtuple_class
 from ...ir.types import ArrayType, SequenceType, TreeType
 from ...runtime import profiling
 from ...runtime.array import Array
@@ -54,7 +55,7 @@ def _part(a):
                 tuple(d == 1 for d in shape) if 1 in shape else len(shape))
     if t in _SCALARS or t in _NUMPY_SCALARS:
         return t
-    if t is dict or t is tuple or t is list:
+    if t is dict or t is tuple or t is list or is_namedtuple_class(t):
         try:
             items = [a[k] for k in sorted(a)] if t is dict else a
         except TypeError:  # keys that do not sort
@@ -74,7 +75,7 @@ def _nbytes(a):
         return a._value.nbytes
     if t is dict:
         return sum(_nbytes(v) for v in a.values())
-    if t is tuple or t is list:
+    if isinstance(a, (tuple, list)):
         return sum(_nbytes(v) for v in a)
     return 0
 
@@ -138,7 +139,8 @@ def _plain(t):
     if isinstance(t, SequenceType):
         return all(_plain(e) for e in t.elts)
     if isinstance(t, TreeType):
-        return t.node_type in (dict, tuple, list) and all(_plain(e) for e in t.children)
+        return (t.node_type is dict or is_namedtuple_class(t.node_type)) and \
+            all(_plain(e) for e in t.children)
     return False
 
 
