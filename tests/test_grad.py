@@ -221,6 +221,40 @@ def test_jvp_inside_compiled_code(x64):
     check_grads(_directional, (x,), order=1, modes=("rev",))
 
 
+def _vjp_cotangent(x, g):
+    y, pullback = vjp(P.numpy_style, x)
+    return y, pullback(g)[0]
+
+
+def _vjp_with_aux(x):
+    y, pullback, aux = vjp(lambda v: (jnp.sum(v * v), v * 2.0), x, has_aux=True)
+    return pullback(3.0)[0] + aux
+
+
+def _linearized(x, v):
+    y, f_jvp = linearize(P.sum_logistic, x)
+    return y + f_jvp(v) + f_jvp(2.0 * v)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_vjp_and_linearize_inside_compiled_code(x64, backend):
+    """They return functions (closures over the primals) that compiled code calls."""
+    x, v = np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, -1.0, 0.5])
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        y, ct = astjax.jit(_vjp_cotangent)(x, np.float64(2.0))
+        np.testing.assert_allclose(y, P.numpy_style(x), rtol=1e-12)
+        np.testing.assert_allclose(ct, 2.0 * grad(P.numpy_style)(x), rtol=1e-12)
+        np.testing.assert_allclose(astjax.jit(_linearized)(x, v),
+                                   P.sum_logistic(x) + 3.0 * jvp(P.sum_logistic, (x,), (v,))[1],
+                                   rtol=1e-12)
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+    np.testing.assert_allclose(astjax.jit(_vjp_with_aux)(x), 6.0 * x + 2.0 * x, rtol=1e-12)
+    check_grads(lambda x: _linearized(x, x * x), (x,), order=1, modes=("rev",))
+
+
 def test_jvp_inside_compiled_code_names_the_line():
     def bad(x):
         return jvp(P.sum_logistic, (x,), ())

@@ -174,6 +174,42 @@ def vjp(fun, *primals, has_aux=False):
     return out, pull
 
 
+def _static_function(fun_t, name):
+    from ..errors import TypeCheckError
+    if not isinstance(fun_t, Static) or not callable(fun_t.value):
+        raise TypeCheckError(f"{name}: the function must be known when the code is generated, "
+                             f"got {fun_t}")
+    return fun_t.value
+
+
+def _vjp_in_compiled_code(arg_types, program):
+    """``vjp(f, *primals, has_aux=)`` inside jit/grad/vmap: f's output and a nested
+    ``pullback(g)`` that calls f's generated ``*_vjp``. That reruns f's forward sweep (the
+    two calls share no residuals), so a pullback called once costs about a ``grad``."""
+    from ..errors import TypeCheckError
+    from ..frontend.synthetic import from_source
+    fun_t, *primal_types, has_aux_t = arg_types
+    fun = _static_function(fun_t, "vjp")
+    if not isinstance(has_aux_t, Static):
+        raise TypeCheckError("vjp: has_aux must be a constant")
+    has_aux = bool(has_aux_t.value)
+    spec = _inner_spec(Transformed(fun), tuple(primal_types), program)
+    names = [f"p{k}" for k in range(len(primal_types))]
+    primals = ", ".join(names)
+    seed = "(g, None)" if has_aux else "g"
+    result = "out[0], pullback, out[1]" if has_aux else "out, pullback"
+    source = (f"def {spec.name}_vjp_call(fun, {primals}, has_aux=False):\n"
+              f"    out = fun({primals})\n"
+              f"    def pullback(g):\n"
+              f"        return _vjp({primals}, {seed})[1]\n"
+              f"    return {result}\n")
+    return from_source(f"{spec.name}_vjp_call", source,
+                       {"_vjp": vjp_function(spec, {0} if has_aux else None)}, spec.parsed)
+
+
+vjp.function_for = _vjp_in_compiled_code
+
+
 # --- forward mode and Jacobians ---------------------------------------------------------------
 # jvp differentiates the pullback: u -> J^T u is linear, so its vjp at any u, applied to v,
 # is J v. That reuses every VJP rule (no second rule set) at the cost of extra sweeps.
@@ -295,10 +331,7 @@ def _jvp_in_compiled_code(arg_types, program):
     if len(primal_types) != len(tangent_types):
         raise TypeCheckError(f"jvp: {len(primal_types)} primals but {len(tangent_types)} "
                              f"tangents")
-    if not isinstance(fun_t, Static) or not callable(fun_t.value):
-        raise TypeCheckError(f"jvp: the function must be known when the code is generated, "
-                             f"got {fun_t}")
-    spec = _inner_spec(Transformed(fun_t.value), primal_types, program)
+    spec = _inner_spec(Transformed(_static_function(fun_t, "jvp")), primal_types, program)
     n = len(primal_types)
     args = [f"primals[{k}]" for k in range(n)] + [f"tangents[{k}]" for k in range(n)]
     source = (f"def {spec.name}_jvp_call(fun, primals, tangents):\n"
@@ -317,6 +350,26 @@ def linearize(fun, *primals):
     def f_jvp(*tangents):
         return jvp(fun, primals, tangents)[1]
     return out, f_jvp
+
+
+def _linearize_in_compiled_code(arg_types, program):
+    """``linearize(f, *primals)`` inside jit/grad/vmap: f's output and a nested ``f_jvp``
+    calling f's generated ``*_jvp`` (each call reruns f's forward statements)."""
+    from ..frontend.synthetic import from_source
+    fun_t, *primal_types = arg_types
+    spec = _inner_spec(Transformed(_static_function(fun_t, "linearize")), tuple(primal_types),
+                       program)
+    names = [f"p{k}" for k in range(len(primal_types))]
+    tangents = [f"t{k}" for k in range(len(primal_types))]
+    source = (f"def {spec.name}_linearize_call(fun, {', '.join(names)}):\n"
+              f"    def f_jvp({', '.join(tangents)}):\n"
+              f"        return _jvp({', '.join(names + tangents)})[1]\n"
+              f"    return fun({', '.join(names)}), f_jvp\n")
+    return from_source(f"{spec.name}_linearize_call", source,
+                       {"_jvp": jvp_function(spec, program)}, spec.parsed)
+
+
+linearize.function_for = _linearize_in_compiled_code
 
 
 class _Checkpointed(Jitted):
