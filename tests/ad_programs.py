@@ -229,3 +229,31 @@ def fill_then_reshape(x):
         y = y.at[i].set(jnp.sin(x[i]) * 2.0)
     y = jnp.reshape(y, (-1, 1)) * jnp.ones((1, 3))  # ... and y changes rank afterwards
     return jnp.sum(y * y)
+
+
+def mlp_over_a_list_of_layers(params, x):
+    for w, b in params[:-1]:  # a loop over a tuple slice: the layer is indexed at run time
+        x = jnp.tanh(x @ w + b)
+    w, b = params[-1]         # a negative static index
+    return jnp.sum((x @ w + b) ** 2)
+
+
+def last_of_a_tuple(t):
+    return jnp.sum(t[-1] * t[0])
+
+
+def loop_over_a_list_display(x):
+    s = 0.0
+    for v in [x, x * 2.0, jnp.sin(x)]:
+        s = s + jnp.sum(jnp.cos(v) * v)
+    return s
+
+
+def _mixed_rank_body(i, carry):
+    a, b = carry
+    return a + jnp.sum(jnp.sin(b)), b * a
+
+
+def fori_loop_mixed_rank_carry(x):
+    a, b = lax.fori_loop(0, 3, _mixed_rank_body, (0.0, x))  # (scalar, vector)
+    return a + jnp.sum(b)

@@ -255,6 +255,38 @@ def test_vjp_and_linearize_inside_compiled_code(x64, backend):
     check_grads(lambda x: _linearized(x, x * x), (x,), order=1, modes=("rev",))
 
 
+def _layers():
+    r = np.random.default_rng(1)
+    return [(r.standard_normal((3, 4)), r.standard_normal(4)),
+            (r.standard_normal((4, 4)), r.standard_normal(4)),
+            (r.standard_normal((4, 2)), r.standard_normal(2))]
+
+
+def test_loops_over_tuples_and_lists_of_layers(x64):
+    """JAX's MLP idiom, `for w, b in params[:-1]`, indexes the list at run time; `t[-1]`
+    once gave a zero gradient."""
+    params, x = _layers(), rng.standard_normal((5, 3))
+    check_grads(P.mlp_over_a_list_of_layers, (params, x), order=2)
+    g = grad(P.mlp_over_a_list_of_layers)(params, x)
+    assert type(g) is list and type(g[0]) is tuple  # shaped like the argument, as in JAX
+    check_grads(P.last_of_a_tuple, ((X, Y),), order=2)
+    check_grads(P.loop_over_a_list_display, (X,), order=2)
+    check_grads(P.fori_loop_mixed_rank_carry, (X,), order=2)
+
+
+def test_loops_over_a_list_of_layers_on_numba(x64):
+    params, x = _layers(), rng.standard_normal((5, 3))
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    try:
+        got = astjax.jit(grad(P.mlp_over_a_list_of_layers))(params, x)
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+    want = grad(P.mlp_over_a_list_of_layers)(params, x)
+    for a, b in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 def test_jvp_inside_compiled_code_names_the_line():
     def bad(x):
         return jvp(P.sum_logistic, (x,), ())

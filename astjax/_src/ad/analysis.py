@@ -36,7 +36,40 @@ def child_key(value):
         return anno.get(value.value, "type").keys[position]
     if isinstance(value, gast.Attribute):
         return None
-    return static_key(value.slice)
+    key = static_key(value.slice)
+    t = anno.get(value.value, "type")
+    if type(key) is int and key < 0 and isinstance(t, SequenceType):
+        return key + len(t.elts)  # xs[-1]: paths name elements by their position
+    return key
+
+
+def static_slice_positions(value):
+    """For ``xs[a:b:c]`` of a tuple or list ``xs`` with bounds known when the code is
+    generated: the positions in ``xs`` of the result's elements; else None."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice) and
+            isinstance(anno.get(value.value, "type"), SequenceType)):
+        return None
+    bounds = []
+    for part in (value.slice.lower, value.slice.upper, value.slice.step):
+        if part is None:
+            bounds.append(None)
+            continue
+        key = static_key(part)
+        if not isinstance(key, int):
+            return None
+        bounds.append(key)
+    return list(range(len(anno.get(value.value, "type").elts)))[slice(*bounds)]
+
+
+def runtime_index(value, local_names):
+    """For ``xs[i]``, a tuple or list ``xs`` indexed by a local ``i`` known at run time only:
+    the name of ``i``; else None."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
+            isinstance(value.slice, gast.Name) and value.slice.id in local_names):
+        return None
+    if not isinstance(anno.get(value.value, "type"), SequenceType) or child_key(value) is not None:
+        return None
+    return value.slice.id
 
 
 def liveness(fdef, out, keys=None):

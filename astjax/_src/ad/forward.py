@@ -32,7 +32,7 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
-from .analysis import child_key, float_leaves
+from .analysis import child_key, float_leaves, static_slice_positions
 from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node, rule_arguments,
                       tree_expr)
 
@@ -471,9 +471,25 @@ class ForwardMode:
             for key, v in zip(t.keys, anno.get(value, "tree_build")):
                 found.update(from_var(v, (key,)))
             return found
+        positions = static_slice_positions(value)
+        if positions is not None:  # params[:-1]
+            if not self.is_active(value.value):
+                return None
+            return {(k,) + path: load(self.tan(value.value.id, (position,) + path))
+                    for k, position in enumerate(positions) for path, _ in _leaves(t.elts[k])}
         if isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name):
             key = child_key(value)
+            if key is None and isinstance(value.slice, gast.Name) and \
+                    isinstance(anno.get(value.value, "type"), SequenceType):
+                # xs[i], i known at run time only: index the tuple of element tangents
+                if not self.is_active(value.value):
+                    return None
+                n = len(anno.get(value.value, "type").elts)
+                return {path: gast.Subscript(value=gast.Tuple(elts=[
+                    load(self.tan(value.value.id, (k,) + path)) for k in range(n)],
+                    ctx=gast.Load()), slice=anno.clean_copy(value.slice), ctx=gast.Load())
+                    for path, _ in _leaves(t)}
             if key is None:
                 raise NoTangentRule("a container indexed at run time")
             if not self.is_active(value.value):

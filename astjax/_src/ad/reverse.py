@@ -26,7 +26,8 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
 from . import adlib
-from .analysis import child_key, float_leaves, liveness, overwritten
+from .analysis import (child_key, float_leaves, liveness, overwritten, runtime_index,
+                       static_slice_positions)
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
@@ -75,9 +76,10 @@ def tree_expr(t, leaf, ref, path=()):
     TreeBuilder that ``ref(value)`` names), None for anything else."""
     if isinstance(t, ArrayType):
         return leaf(path, t)
-    if isinstance(t, SequenceType):
-        return gast.Tuple(elts=[tree_expr(e, leaf, ref, path + (k,))
-                                for k, e in enumerate(t.elts)], ctx=gast.Load())
+    if isinstance(t, SequenceType):  # a list's (co)tangent is a list, as in JAX
+        display = gast.List if t.kind == "list" and t.elts else gast.Tuple
+        return display(elts=[tree_expr(e, leaf, ref, path + (k,))
+                             for k, e in enumerate(t.elts)], ctx=gast.Load())
     if isinstance(t, TreeType):
         children = [tree_expr(c, leaf, ref, path + (k,)) for k, c in zip(t.keys, t.children)]
         if t.node_type is dict:
@@ -349,6 +351,9 @@ class ReverseMode:
         value, target = s.value, s.targets[0].id
         if not self.needs_values(s):
             return []
+        index = runtime_index(value, self.locals())
+        if index is not None:
+            return [index] if index != target else []
         seen = []
         for n in gast.walk(value):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
@@ -387,6 +392,8 @@ class ReverseMode:
         t = anno.get(s.targets[0], "type")
         if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
             return False
+        if runtime_index(value, self.locals()) is not None:
+            return True  # the backward sweep needs the index
         if anno.get(value, "op") is None and anno.get(value, "callee") is None:
             return False
         return self.has_float_input(value)
@@ -433,9 +440,11 @@ class ReverseMode:
         return out
 
     # lists (the tapes of derivative code, when it is differentiated again): the cotangents
-    # of popped values go onto a list of their own and come back off it at the append
-    def list_ct(self, var):
-        name = self.ct(var)
+    # of popped values go onto lists of their own, one per float leaf path of the elements
+    # (a tape of (scalar, vector) pairs: leaves of different ranks), and come back off them
+    # at the append
+    def list_ct(self, var, path=()):
+        name = self.ct(var, path)
         self.list_cts.add(name)
         return name
 
@@ -464,7 +473,7 @@ class ReverseMode:
         item_paths = {p for p, _ in float_leaves(anno.get(item, "type"))}
         for path in reversed(self.list_leaves(lst)):
             c = self.names.fresh("c")
-            stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst.id)),
+            stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst.id, path)),
                                                         attr="pop", ctx=gast.Load()), [])))
             if isinstance(item, gast.Name) and item.id in self.locals() and path in item_paths:
                 self._add(item.id, path, load(c), stmts, False)
@@ -518,7 +527,7 @@ class ReverseMode:
         stmts = []
         for path in self.list_leaves(lst):
             stmts.append(gast.Expr(value=_call(gast.Attribute(
-                value=load(self.list_ct(lst.id)), attr="append", ctx=gast.Load()),
+                value=load(self.list_ct(lst.id, path)), attr="append", ctx=gast.Load()),
                 [load(self.ct(target, path))])))
             if target in self.unsafe:
                 stmts.append(assign(self.ct(target, path), const(0.0)))
@@ -570,7 +579,29 @@ class ReverseMode:
             return stmts + self.op_adjoint(s, op, target, t, val)
         if callee is not None:
             return stmts + self.call_adjoint(s, callee, target, t, val)
+        index = runtime_index(value, self.locals())
+        if index is not None:
+            return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
+
+    def runtime_index_adjoint(self, s, target, t, index):
+        """``c = xs[i]`` with ``i`` known at run time only (``for w, b in params``: the
+        elements of ``xs`` share one type): ``c``'s cotangent goes to element ``i``'s, chosen
+        by a branch per element (each leaf of a tuple has its own cotangent variable)."""
+        xs = s.value.value
+        n = len(anno.get(xs, "type").elts)
+        stmts = []
+        for k in range(n):
+            body = []
+            for path, _ in float_leaves(t):
+                self._add(xs.id, (k,) + path, load(self.ct(target, path)), body, False)
+            position = gast.BinOp(left=anno.clean_copy(index), op=gast.Mod(), right=const(n))
+            stmts.append(gast.If(test=gast.Compare(left=position, ops=[gast.Eq()],
+                                                   comparators=[const(k)]),
+                                 body=body or [gast.Pass()], orelse=[]))
+        if target in self.unsafe:
+            stmts += [assign(self.ct(target, path), const(0.0)) for path, _ in float_leaves(t)]
+        return stmts
 
     def contribute(self, atom, expr, stmts, unbroadcast, like=None):
         """``d_atom += expr`` for a floating-point variable ``atom``; ``like`` is the value
@@ -696,6 +727,10 @@ class ReverseMode:
             for key, v in zip(t.keys, anno.get(value, "tree_build")):
                 if isinstance(v, gast.Name) and v.id in self.locals():
                     move((key,), v.id, (), anno.get(v, "type"))
+        elif static_slice_positions(value) is not None:  # params[:-1]
+            if isinstance(value.value, gast.Name) and value.value.id in self.locals():
+                for k, position in enumerate(static_slice_positions(value)):
+                    move((k,), value.value.id, (position,), t.elts[k])
         elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name) and value.value.id in self.locals():
             key = child_key(value)
