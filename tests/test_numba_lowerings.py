@@ -179,6 +179,26 @@ def test_gather(numba_backend):
     _check(got, expected, 0, 0)
 
 
+def _pick_and_put(x, i, v):
+    return x[i, -1] + x[..., 2][0], x.at[i].set(v)
+
+
+def test_basic_indices_out_of_bounds_raise_instead_of_reading_memory(numba_backend):
+    """Numba does not check bounds: an integer index past the end read (or wrote) memory
+    outside the array. Now the call reruns on the python backend, which raises NumPy's
+    IndexError at the user's line."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v = np.ones(3, np.float32)
+    (got, put), compiled = _run(_pick_and_put, x, -2, v)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_array_equal(got, x[-2, -1] + x[..., 2][0])
+    np.testing.assert_array_equal(put, np.array([[1, 1, 1], [3, 4, 5]], np.float32))
+    jitted = astjax.jit(_pick_and_put)
+    for i in (2, -3):
+        with pytest.raises(IndexError, match=r"test_numba_lowerings.py:\d+: index"):
+            jitted(x, i, v)
+
+
 def test_gather_out_of_bounds_raises_as_the_python_backend(numba_backend):
     def take(x, idx):
         return x[:, idx]

@@ -113,6 +113,26 @@ def basic_text(index_items):
     return text + ("," if len(index_items) == 1 else "")
 
 
+def bounds_checks(c, x, ndim, index_items):
+    """Lines raising ``_Broadcast`` (the call then reruns on the python backend, where
+    NumPy raises its IndexError at the user's line) when an integer item of a basic index
+    is out of bounds: Numba would read or write outside the array."""
+    consuming = [item for item in index_items if item.kind in ("slice", "int")]
+    lines, axis = [], 0
+    for item in index_items:
+        if item.kind == "ellipsis":
+            axis = ndim - sum(1 for later in index_items[index_items.index(item) + 1:]
+                              if later.kind in ("slice", "int"))
+        elif item.kind in ("slice", "int"):
+            if item.kind == "int" and axis < ndim and len(consuming) <= ndim:
+                size = f"{x}.shape[{axis}]"
+                lines += [f"if not (-{size} <= {item.text} < {size}):",
+                          _INDENT + f"raise {c.emitter.broadcast_error}("
+                                    f"{c.where + ': index out of bounds'!r})"]
+            axis += 1
+    return lines
+
+
 def index_value(emitter, node):
     """Source of ``s_[...]`` (``node``, a Subscript typed ``IndexType``) in compiled code:
     a tuple of its run-time parts, ``None`` in place of the static ones."""

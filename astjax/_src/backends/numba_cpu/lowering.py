@@ -318,9 +318,10 @@ def _getitem(c):
     parts = lower_gather.items(c.emitter, index)
     if lower_gather.advanced(parts):  # an index array: a gather loop nest
         return lower_gather.gather(c, c.text("x"), as_array_type(c.type("x")), parts)
+    checks = lower_gather.bounds_checks(c, c.text("x"), as_array_type(c.type("x")).ndim, parts)
     if isinstance(anno.get(index, "type"), IndexType):  # s_[...] passed on: a tuple
-        return c.assign(f"{c.text('x')}[{lower_gather.basic_text(parts)}]")
-    return c.assign(f"{c.text('x')}[{c.emitter.index(index)}]")
+        return checks + c.assign(f"{c.text('x')}[{lower_gather.basic_text(parts)}]")
+    return checks + c.assign(f"{c.text('x')}[{c.emitter.index(index)}]")
 
 
 @lowering("at_set", "at_add", "at_subtract", "at_multiply", "at_divide", "at_min", "at_max")
@@ -341,7 +342,7 @@ def _at(c):
     if v_type.ndim and v_type.dtype != x_type.dtype:
         values = f"{values}.astype(np.{x_type.dtype.name})"
     copy = c.emitter.names.fresh(f"{c.target}_at")
-    lines = [f"{copy} = {x}.copy()"]
+    lines = lower_gather.bounds_checks(c, x, x_type.ndim, parts) + [f"{copy} = {x}.copy()"]
     if c.op.name == "at_set":
         lines.append(f"{copy}[{idx}] = {values}")
     else:
