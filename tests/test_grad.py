@@ -287,6 +287,18 @@ def test_loops_over_a_list_of_layers_on_numba(x64):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def test_tangents_and_cotangents_must_match_their_primals():
+    x = np.ones(3, np.float32)
+    with pytest.raises(TypeError, match="primal and tangent dtypes differ"):
+        jvp(jnp.sin, (x,), (np.ones(3, np.int32),))
+    with pytest.raises(ValueError, match=r"primal and tangent shapes differ: \(3,\) and \(4,\)"):
+        linearize(jnp.sin, x)[1](np.ones(4, np.float32))
+    _, pullback = vjp(jnp.sin, x)
+    with pytest.raises(ValueError, match=r"output and cotangent shapes differ: \(3,\) and"):
+        pullback(np.ones(4, np.float32))
+    np.testing.assert_allclose(pullback(np.ones(3, np.float32))[0], np.cos(x), rtol=1e-6)
+
+
 def test_jvp_inside_compiled_code_names_the_line():
     def bad(x):
         return jvp(P.sum_logistic, (x,), ())

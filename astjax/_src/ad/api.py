@@ -134,15 +134,17 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 class _Pullback:
     """What ``vjp`` returns: maps an output cotangent to the input cotangents."""
 
-    def __init__(self, fun, primals, has_aux):
+    def __init__(self, fun, primals, has_aux, out):
         self.target = Transformed(fun)
         self.primals = primals
         self.has_aux = has_aux
         self.cache = {}
+        self.out = out  # the primal output, which the cotangent must match
 
     def __call__(self, cotangent):
         from ..api import Compiled
         from ..ir.types import type_of_value
+        _check_like("vjp function", "cotangent", self.out, "output", cotangent)
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
         types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
@@ -168,7 +170,7 @@ class _VjpTarget:
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), pullback)`` [``, aux``]: ``pullback(g)`` gives the cotangents."""
     out = _Primal(fun)(*primals)
-    pull = _Pullback(fun, primals, has_aux)
+    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out)
     if has_aux:
         return out[0], pull, out[1]
     return out, pull
@@ -298,19 +300,30 @@ def jvp(fun, primals, tangents):
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    from ..tree_util import tree_flatten
     for p, t in zip(primals, tangents):
-        (p_leaves, p_def), (t_leaves, t_def) = tree_flatten(p), tree_flatten(t)
-        if p_def != t_def:
-            raise ValueError(f"jvp: primal and tangent structures differ: {p_def} and {t_def}")
-        for a, b in zip(p_leaves, t_leaves):
-            if np.shape(a) != np.shape(b):
-                raise ValueError(f"jvp: primal and tangent shapes differ: {np.shape(a)} and "
-                                 f"{np.shape(b)}")
+        _check_like("jvp", "tangent", p, "primal", t)
     values = primals + tangents
     types_ = tuple(type_of_value(v) for v in values)
     compiled = Compiled(_JvpTarget(Transformed(fun)), types_)
     return compiled.run(values)
+
+
+def _check_like(where, what, reference, of, value):
+    """JAX's check that a tangent (cotangent) matches its primal (output): the same tree,
+    shapes and, for floating-point leaves, dtypes."""
+    from ..tree_util import tree_flatten
+    (r_leaves, r_def), (v_leaves, v_def) = tree_flatten(reference), tree_flatten(value)
+    if r_def != v_def:
+        raise ValueError(f"{where}: {of} and {what} structures differ: {r_def} and {v_def}")
+    for r, v in zip(r_leaves, v_leaves):
+        if np.shape(r) != np.shape(v):
+            raise ValueError(f"{where}: {of} and {what} shapes differ: {np.shape(r)} and "
+                             f"{np.shape(v)}")
+        r_dtype = dtypes.canonicalize_dtype(np.result_type(r))
+        v_dtype = dtypes.canonicalize_dtype(np.result_type(v))
+        if r_dtype.kind in "fc" and r_dtype != v_dtype and not dtypes.is_python_scalar(v):
+            raise TypeError(f"{where}: {of} and {what} dtypes differ: {of} dtype {r_dtype}, "
+                            f"{what} dtype {v_dtype} (they must be equal)")
 
 
 def _jvp_in_compiled_code(arg_types, program):
