@@ -14,3 +14,12 @@ def x64():
     astjax.config.update("jax_enable_x64", True)
     yield
     astjax.config.update("jax_enable_x64", before)
+
+
+@pytest.fixture
+def numba_backend():
+    """Run a test with jit on the Numba backend, restoring the switch after."""
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    yield
+    astjax.config.update("astjax_jit_backend", before)

@@ -236,23 +236,26 @@ def _linearized(x, v):
     return y + f_jvp(v) + f_jvp(2.0 * v)
 
 
-@pytest.mark.parametrize("backend", ["python", "numba"])
-def test_vjp_and_linearize_inside_compiled_code(x64, backend):
+def _check_vjp_and_linearize_in_jit(x, v):
+    y, ct = astjax.jit(_vjp_cotangent)(x, np.float64(2.0))
+    np.testing.assert_allclose(y, P.numpy_style(x), rtol=1e-12)
+    np.testing.assert_allclose(ct, 2.0 * grad(P.numpy_style)(x), rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(_linearized)(x, v),
+                               P.sum_logistic(x) + 3.0 * jvp(P.sum_logistic, (x,), (v,))[1],
+                               rtol=1e-12)
+
+
+def test_vjp_and_linearize_inside_compiled_code(x64):
     """They return functions (closures over the primals) that compiled code calls."""
     x, v = np.array([0.3, -0.2, 0.5, 0.1]), np.array([1.0, 2.0, -1.0, 0.5])
-    before = astjax.config.astjax_jit_backend
-    astjax.config.update("astjax_jit_backend", backend)
-    try:
-        y, ct = astjax.jit(_vjp_cotangent)(x, np.float64(2.0))
-        np.testing.assert_allclose(y, P.numpy_style(x), rtol=1e-12)
-        np.testing.assert_allclose(ct, 2.0 * grad(P.numpy_style)(x), rtol=1e-12)
-        np.testing.assert_allclose(astjax.jit(_linearized)(x, v),
-                                   P.sum_logistic(x) + 3.0 * jvp(P.sum_logistic, (x,), (v,))[1],
-                                   rtol=1e-12)
-    finally:
-        astjax.config.update("astjax_jit_backend", before)
+    _check_vjp_and_linearize_in_jit(x, v)
     np.testing.assert_allclose(astjax.jit(_vjp_with_aux)(x), 6.0 * x + 2.0 * x, rtol=1e-12)
     check_grads(lambda x: _linearized(x, x * x), (x,), order=1, modes=("rev",))
+
+
+def test_vjp_and_linearize_inside_compiled_code_on_numba(x64, numba_backend):
+    _check_vjp_and_linearize_in_jit(np.array([0.3, -0.2, 0.5, 0.1]),
+                                    np.array([1.0, 2.0, -1.0, 0.5]))
 
 
 def _layers():
@@ -274,15 +277,10 @@ def test_loops_over_tuples_and_lists_of_layers(x64):
     check_grads(P.fori_loop_mixed_rank_carry, (X,), order=2)
 
 
-def test_loops_over_a_list_of_layers_on_numba(x64):
+def test_loops_over_a_list_of_layers_on_numba(x64, numba_backend):
     params, x = _layers(), rng.standard_normal((5, 3))
-    before = astjax.config.astjax_jit_backend
-    astjax.config.update("astjax_jit_backend", "numba")
-    try:
-        got = astjax.jit(grad(P.mlp_over_a_list_of_layers))(params, x)
-    finally:
-        astjax.config.update("astjax_jit_backend", before)
-    want = grad(P.mlp_over_a_list_of_layers)(params, x)
+    got = astjax.jit(grad(P.mlp_over_a_list_of_layers))(params, x)
+    want = grad(P.mlp_over_a_list_of_layers)(params, x)  # the python backend's code
     for a, b in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 

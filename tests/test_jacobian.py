@@ -284,15 +284,6 @@ def test_a_step_that_does_not_batch_loops_over_the_basis(x64):
     np.testing.assert_allclose(jacfwd(recursive)(x, 3), jacrev(recursive)(x, 3), rtol=1e-12)
 
 
-@pytest.fixture
-def numba_backend():
-    astjax.config.update("astjax_jit_backend", "numba")
-    try:
-        yield
-    finally:
-        astjax.config.update("astjax_jit_backend", "python")
-
-
 def scaled(x):
     return x * x[0]
 

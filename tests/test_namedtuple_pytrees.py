@@ -327,15 +327,6 @@ _PER_EXAMPLE = astjax.jit(per_example)
 _REGISTERED = astjax.jit(astjax.grad(loss))
 
 
-@pytest.fixture
-def numba_backend():
-    astjax.config.update("astjax_jit_backend", "numba")
-    try:
-        yield
-    finally:
-        astjax.config.update("astjax_jit_backend", "python")
-
-
 def _backend(jitted):
     (compiled,) = jitted.cache.values()
     return compiled

@@ -25,13 +25,6 @@ EXPECTED_FALLBACK = {
 }
 
 
-@pytest.fixture
-def numba_backend():
-    astjax.config.update("astjax_jit_backend", "numba")
-    yield
-    astjax.config.update("astjax_jit_backend", "python")
-
-
 def _run(fn, *args):
     """Result of ``jit(fn)`` on the numba backend and the backend that ran it."""
     jitted = astjax.jit(fn)

@@ -13,13 +13,6 @@ import astjax.numpy as jnp
 from .test_numba_backend import _run
 
 
-@pytest.fixture
-def numba_backend():
-    astjax.config.update("astjax_jit_backend", "numba")
-    yield
-    astjax.config.update("astjax_jit_backend", "python")
-
-
 def _check(got, expected, rtol=1e-5, atol=1e-5):
     assert len(got) == len(expected)
     for k, (g, e) in enumerate(zip(got, expected)):

@@ -559,29 +559,16 @@ def _decay(x, v):
     return x * 0.5 + v
 
 
-def test_jit_writes_its_result_into_a_donated_buffer():
+def test_jit_writes_its_result_into_a_donated_buffer(numba_backend):
     f = astjax.jit(_decay, donate_argnums=0)
     v = np.ones(6, np.float32)
-    before = astjax.config.astjax_jit_backend
-    astjax.config.update("astjax_jit_backend", "numba")
-    try:
-        for _ in range(2):
-            x = astjax.device_put(np.arange(6, dtype=np.float32))
-            address = x._value.__array_interface__["data"][0]  # no reference kept
-            y = np.asarray(f(x, v))
-            np.testing.assert_allclose(y, np.arange(6) * 0.5 + 1)
-            assert y.__array_interface__["data"][0] == address  # the same memory, reused
-            assert x.is_deleted()
-    finally:
-        astjax.config.update("astjax_jit_backend", before)
-
-
-@pytest.fixture
-def numba_jit():
-    before = astjax.config.astjax_jit_backend
-    astjax.config.update("astjax_jit_backend", "numba")
-    yield
-    astjax.config.update("astjax_jit_backend", before)
+    for _ in range(2):
+        x = astjax.device_put(np.arange(6, dtype=np.float32))
+        address = x._value.__array_interface__["data"][0]  # no reference kept
+        y = np.asarray(f(x, v))
+        np.testing.assert_allclose(y, np.arange(6) * 0.5 + 1)
+        assert y.__array_interface__["data"][0] == address  # the same memory, reused
+        assert x.is_deleted()
 
 
 def _address(a):
@@ -592,7 +579,7 @@ def _sgd(params, grads):
     return {"w": params["w"] - 0.1 * grads["w"], "b": params["b"] - 0.1 * grads["b"]}
 
 
-def test_jit_reuses_the_buffers_of_a_donated_pytree(numba_jit):
+def test_jit_reuses_the_buffers_of_a_donated_pytree(numba_backend):
     f = astjax.jit(_sgd, donate_argnums=0)
     grads = {"w": np.ones((3, 4), np.float32), "b": np.full(4, 2, np.float32)}
     for _ in range(2):
@@ -618,7 +605,7 @@ def _view_then_write(x):
     return x + 1.0, tail
 
 
-def test_donation_never_overwrites_a_buffer_read_later(numba_jit):
+def test_donation_never_overwrites_a_buffer_read_later(numba_backend):
     base = np.arange(5, dtype=np.float32)
     x = astjax.device_put(base.copy())
     address = _address(x)
@@ -635,7 +622,7 @@ def _double_then_grow(x, v, k):
     return x * 2.0, v[:k] + v  # v[:k] is f32[_]: size 1 only shows at run time
 
 
-def test_a_size_one_broadcast_after_a_donated_write_is_a_clear_error(numba_jit):
+def test_a_size_one_broadcast_after_a_donated_write_is_a_clear_error(numba_backend):
     f = astjax.jit(_double_then_grow, donate_argnums=0)
     v = np.arange(3, dtype=np.float32)
     x = astjax.device_put(np.ones(4, np.float32))
@@ -708,7 +695,7 @@ def test_a_size_one_dim_the_type_did_not_promise_is_handled(async_on):
     assert np.asarray(y).shape == () and float(y) == 6.0
 
 
-def test_numba_calls_on_pending_results_reuse_a_donated_buffer(numba_jit, async_on):
+def test_numba_calls_on_pending_results_reuse_a_donated_buffer(numba_backend, async_on):
     f = astjax.jit(_decay, donate_argnums=0)
     v = np.ones(6, np.float32)
     f(astjax.device_put(np.zeros(6, np.float32)), v)  # Numba compiles now, synchronously
