@@ -279,7 +279,11 @@ def test_loops_over_tuples_and_lists_of_layers(x64):
 
 def test_loops_over_a_list_of_layers_on_numba(x64, numba_backend):
     params, x = _layers(), rng.standard_normal((5, 3))
-    got = astjax.jit(grad(P.mlp_over_a_list_of_layers))(params, x)
+    jitted = astjax.jit(grad(P.mlp_over_a_list_of_layers))
+    got = jitted(params, x)
+    (compiled,) = jitted.cache.values()
+    # Numba's code ran: the cotangent of each layer was an array on every path
+    assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
     want = grad(P.mlp_over_a_list_of_layers)(params, x)  # the python backend's code
     for a, b in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(a, b, rtol=1e-12)

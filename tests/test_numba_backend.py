@@ -484,3 +484,27 @@ def test_filling_an_array_in_a_loop_tapes_no_copies_of_it(numba_backend):
     # y.at[i].set's rule reads no old y: the only tape of y holds its value after the loop
     pushes = [line for line in compiled.source.splitlines() if ".append(y" in line]
     assert len(pushes) == 1 and not pushes[0].startswith(" " * 8), pushes
+
+
+def _layers_loop(params, x):
+    for w, b in params:  # x changes shape across the trips
+        x = jnp.tanh(x @ w + b)
+    return x
+
+
+def test_a_failed_parallel_analysis_recompiles_serial(numba_backend):
+    """Numba's parallel=True array analysis takes x's sizes across trips for equal and
+    raised an AssertionError to the user; the version is now compiled serial instead."""
+    r = np.random.default_rng(0)
+    params = [(r.standard_normal((3, 5)).astype(np.float32), np.ones(5, np.float32)),
+              (r.standard_normal((5, 2)).astype(np.float32), np.ones(2, np.float32))]
+    x = r.standard_normal((4, 3)).astype(np.float32)
+    f = astjax.jit(_layers_loop, parallel=True)
+    got = f(params, x)
+    (compiled,) = f.cache.values()
+    assert compiled.backend == "numba" and not compiled.parallel
+    want = x
+    for w, b in params:
+        want = np.tanh(want @ w + b)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(f(params, x), want, rtol=1e-5)  # the fast path too

@@ -45,11 +45,12 @@ class Compiled:
     ``log_compiles`` says why.
     """
 
-    def __init__(self, target, arg_types, backend="python"):
+    def __init__(self, target, arg_types, backend="python", parallel=None):
         self.target = target
         self.arg_types = arg_types
         self.backend = backend
         self.fallback_reason = None
+        self.forced_parallel = parallel  # None: the target's or config's choice
         if backend == "numba":
             from .backends.numba_cpu.emitter import Unsupported
             try:
@@ -63,7 +64,8 @@ class Compiled:
     def _build(self, backend):
         start = time.perf_counter()
         from .backends import source_cache
-        cache, why_not = source_cache.open_for(self.target, self.arg_types, backend)
+        cache, why_not = source_cache.open_for(self.target, self.arg_types, backend) \
+            if self.forced_parallel is None else (None, "parallel=False forced")
         hit = cache.lookup() if cache is not None else None
         if hit is not None:
             try:
@@ -119,7 +121,8 @@ class Compiled:
                       file=sys.stderr)
 
     def _parallel(self):
-        parallel = getattr(self.target, "parallel", None)
+        parallel = getattr(self.target, "parallel", None) if self.forced_parallel is None \
+            else self.forced_parallel
         self.parallel = config.astjax_parallel if parallel is None else bool(parallel)
         return self.parallel
 
@@ -275,12 +278,33 @@ class Compiled:
                 pass
             except BroadcastAfterDonation:
                 raise
+            except AssertionError as e:  # Numba's parallel analysis assumed equal sizes
+                if not (self.backend == "numba" and self.parallel) or donated:
+                    raise
+                self._recompile_serial(e)
+                if self.backend == "numba":
+                    return "numba", self.entry(*inputs)
             except (ValueError, IndexError, ArithmeticError):
                 if donated:
                     raise
             twin = self.python_twin()
             return "python", twin._call_python(*dispatch.convert_inputs(values, self.arg_types))
         return call
+
+    def _recompile_serial(self, error):
+        """Numba's ``parallel=True`` analysis can take two sizes for equal that are not (an
+        array that changes shape across a loop's trips: ``for w, b in params``) and raise
+        an AssertionError: this version then runs serial Numba code instead."""
+        if config.log_compiles:
+            print(f"astjax: {self.name}: Numba's parallel analysis failed at run time "
+                  f"({str(error).splitlines()[0]}); compiling it without parallel=True",
+                  file=sys.stderr)
+        serial = Compiled(self.target, self.arg_types, "numba", parallel=False)
+        self.entry, self.source, self.parallel = serial.entry, serial.source, False
+        self.backend, self.fallback_reason = serial.backend, serial.fallback_reason
+        if self.backend == "numba":  # its products still use every core, as asked
+            from .backends.numba_cpu import boundary
+            self.entry = boundary.one_parallel_call_at_a_time(self.entry)
 
     def python_twin(self):
         twin = getattr(self, "_twin", None)

@@ -182,6 +182,8 @@ class ReverseMode:
         self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
+        for p in self.params:
+            forward += self.element_cotangents(p)
         forward += self.forward(body[:-1])
         backward = []
         out_type = anno.get(out, "type")
@@ -291,6 +293,7 @@ class ReverseMode:
                 out.append(anno.clean_copy(s))
                 if target in reads:
                     out += self.push([target], (id(s), "after"), s)
+                out += self.element_cotangents(target)
             else:
                 out.append(anno.clean_copy(s))
         return out
@@ -583,6 +586,27 @@ class ReverseMode:
         if index is not None:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
+
+    def element_cotangents(self, var):
+        """For a tuple ``var`` indexed at run time: its elements' cotangents start as zeros
+        shaped like them, set when ``var`` is (so each branch of ``runtime_index_adjoint``
+        adds to an array: a weak 0.0 on the other paths would not type in Numba)."""
+        if not hasattr(self, "_indexed"):
+            self._indexed = {s.value.value.id for s in gast.walk(self.fdef)
+                             if isinstance(s, gast.Assign) and s.targets[0].id in self.useful
+                             and runtime_index(s.value, self.locals()) is not None}
+        if var not in self._indexed:
+            return []
+        return [assign(self.ct(var, path), _call(_ajx("cotangent_like"), [
+            const(0.0), _sub(load(var), path)]))
+            for path, _ in float_leaves(self.var_type(var))]
+
+    def var_type(self, var):
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Name) and n.id == var and \
+                    isinstance(n.ctx, (gast.Store, gast.Param)):
+                return anno.get(n, "type")
+        return None
 
     def runtime_index_adjoint(self, s, target, t, index):
         """``c = xs[i]`` with ``i`` known at run time only (``for w, b in params``: the

@@ -103,7 +103,7 @@ def fast_call(compiled, key):
         def call(args):  # one argument, one array: the usual small call, inlined
             try:
                 out = entry(convert(args[0]))
-            except (ValueError, IndexError, ArithmeticError):
+            except (ValueError, IndexError, ArithmeticError, AssertionError):
                 return None  # RuntimeBroadcast, or an error: the full path reruns in Python
             if type(out) is np.ndarray and out.dtype is dtype:
                 return new_array(out, weak)
@@ -113,7 +113,7 @@ def fast_call(compiled, key):
     def call(args):
         try:
             out = entry(*[convert(a) for convert, a in zip(converters, args)])
-        except (ValueError, IndexError, ArithmeticError):
+        except (ValueError, IndexError, ArithmeticError, AssertionError):
             return None  # RuntimeBroadcast, or an error: the full path reruns in Python
         return wrap(out)
     return call
