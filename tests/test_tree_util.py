@@ -465,6 +465,10 @@ def _leaves(tree):
     return tu.tree_leaves(tree)
 
 
+def _decay(tree, rate=0.9):
+    return tu.tree_map(lambda a: rate * a, tree)  # a closure over a constant (a default)
+
+
 def _mismatch(a, b):
     return tu.tree_map(lambda u, v: u + v, a, b)
 
@@ -479,7 +483,8 @@ def test_tree_functions_compile_inside_jit(backend):
     astjax.config.update("astjax_jit_backend", backend)
     try:
         for fn, args in ((_sgd, (params, grads, 0.1)), (_twice, (nested,)),
-                         (_sum_of_squares, (params,)), (_leaves, (nested,))):
+                         (_sum_of_squares, (params,)), (_leaves, (nested,)),
+                         (_decay, (params,))):
             got, want = astjax.jit(fn)(*args), fn(*args)  # eagerly: the Python functions
             assert tu.tree_structure(got) == tu.tree_structure(want), fn
             for g, w in zip(tu.tree_leaves(got), tu.tree_leaves(want)):

@@ -9,6 +9,7 @@ arrays
 Eagerly each is ``_src.tree_util``'s function itself.
 """
 from .. import tree_util as _trees
+from ..ir.infer import closure_function
 from ..ir.trees import namespace_ref
 from ..ir.types import SequenceType, Static, TreeType
 from .common import (as_sequence, call_type, check_callable, leaves, lax_function, path_str,
@@ -18,7 +19,7 @@ from .common import (as_sequence, call_type, check_callable, leaves, lax_functio
 def _lower_tree_map(f, tree, *rest_and_is_leaf):
     *rest, is_leaf = rest_and_is_leaf
     _check_is_leaf(is_leaf, "tree_map")
-    if isinstance(f, Static):
+    if isinstance(f, Static) and closure_function(f) is None:  # (a closure over constants)
         check_callable("tree_map f", f.value)
     paths = [path for path, _ in leaves(tree)]
     for k, other in enumerate(rest):  # each has the first tree's structure (or more below)
