@@ -1,6 +1,6 @@
-"""``astjax.numpy``: the NumPy API, every function a registered op.
-
-``np.sin`` inside a transformed function is the same op as ``jnp.sin``.
+"""``astjax.numpy``: the NumPy API. Each function is a registered op (``np.sin`` inside a
+transformed function is the same op as ``jnp.sin``), except a few written with those ops
+(``sort``, ``take_along_axis``, ``linalg.norm``), which the compiler reads like user code.
 """
 import numpy as _np
 
@@ -19,6 +19,10 @@ dtype, finfo, iinfo = _np.dtype, _np.finfo, _np.iinfo
 issubdtype, integer, floating, inexact, number = (
     _np.issubdtype, _np.integer, _np.floating, _np.inexact, _np.number)
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma
+
+# plain functions written in astjax.numpy (the compiler reads their source), not ops
+from ._sorting import sort, take_along_axis  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
 
 
 def __getattr__(name):

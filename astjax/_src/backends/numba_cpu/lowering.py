@@ -426,6 +426,31 @@ def _argmax(c):
     return lines + [f"{c.target} = {out}"]
 
 
+@lowering("argsort")
+def _argsort(c):
+    """NumPy's stable sort (Numba's mergesort orders NaNs last and keeps ties in order, as
+    NumPy does), one 1-D slice at a time along ``axis``."""
+    a, a_type = c.text("a"), as_array_type(c.type("a"))
+    if a_type.dtype.kind not in "biuf" or a_type.dtype == np.float16:
+        raise Unsupported(f"argsort of {a_type}")
+    rank = a_type.ndim
+    axis = c.param("axis", -1) % rank
+    if rank == 1:
+        return c.assign(f"np.argsort({a}, kind='mergesort').astype({c.dtype()})")
+    names = c.emitter.names
+    sizes = [names.fresh("n") for _ in range(rank)]
+    idx = [names.fresh("i") for _ in range(rank)]
+    out = names.fresh("order")
+    kept = [d for d in range(rank) if d != axis]
+    lines = [f"{sizes[d]} = {a}.shape[{d}]" for d in range(rank)]
+    lines.append(f"{out} = np.empty({tuple_source(sizes)}, {c.dtype()})")
+    loop = [f"for {idx[d]} in range({sizes[d]}):" for d in kept]
+    lines += [_INDENT * depth + text for depth, text in enumerate(loop)]
+    at = ", ".join(":" if d == axis else idx[d] for d in range(rank))
+    lines.append(_INDENT * len(kept) + f"{out}[{at}] = np.argsort({a}[{at}], kind='mergesort')")
+    return lines + [f"{c.target} = {out}"]
+
+
 @lowering("cumsum", "cumprod")
 def _cumsum(c):
     a_type = as_array_type(c.type("a"))
