@@ -354,3 +354,13 @@ def test_grad_sequence_results_first_order():
     """Ops with a list result: the transform takes their cotangent as a tuple."""
     a = rand((6, 2))
     grad_check(lambda a: jnp.sum(jnp.sin(jnp.split(a, 3)[1])), a, order=1)
+
+
+def _broadcast_with_int(x, i):
+    i2, x2 = jnp.broadcast_arrays(i, x)  # the integer result gets no cotangent (None)
+    return jnp.sum(x2 * x2)
+
+
+def test_broadcast_arrays_with_an_integer_operand(x64):
+    x = rand((3, 1))
+    check_grads(_broadcast_with_int, (x, np.arange(4).reshape(1, 4)), order=2)

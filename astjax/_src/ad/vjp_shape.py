@@ -46,7 +46,10 @@ class static:
 
 def full_ct(g, z):
     """The cotangent ``g`` as an array of ``z``'s shape: a Python number (0.0 stands for a
-    zero cotangent) or a lower-rank array is broadcast; decided when compiling."""
+    zero cotangent) or a lower-rank array is broadcast, None (an integer result's: no
+    cotangent) is zeros; decided when compiling."""
+    if g is None:
+        return jnp.zeros_like(z)
     if isinstance(g, _PY_SCALARS):
         return jnp.full_like(z, g)
     if g.ndim != z.ndim:
