@@ -253,6 +253,19 @@ def _program(x, idx):
     return s, t, jnp.linalg.norm(x, axis=1), jnp.linalg.norm(s)
 
 
+def _numpy_written(x):
+    """Existing NumPy code: np.sort, np.take_along_axis and np.linalg.norm compile as the
+    jnp functions."""
+    order = np.argsort(x)
+    return np.linalg.norm(x) * np.sort(x)[0] + np.take_along_axis(x, order, 0)[-1]
+
+
+def test_numpy_names_in_compiled_code(x64):
+    x = np.array([3.0, -1.0, 2.0, 0.5])
+    np.testing.assert_allclose(astjax.jit(_numpy_written)(x), _numpy_written(x), rtol=1e-12)
+    check_grads(_numpy_written, (x,), order=2)
+
+
 def test_numba_backend_matches_python(numba_backend):
     x = X3[0].astype(np.float32)
     x[1, 2] = np.nan  # sorts last, as in NumPy

@@ -24,6 +24,10 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
 from ._sorting import sort, take_along_axis  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 
+for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
+                    (_np.linalg.norm, linalg.norm)):
+    _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
+
 
 def __getattr__(name):
     raise AttributeError(f"astjax.numpy has no function {name!r} yet")

@@ -21,7 +21,7 @@ from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
 from ..frontend.synthetic import SyntheticFunction
-from ..ops.registry import METHODS, REGISTRY, Op, op_for_object
+from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
 from . import anno, trees
 from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
                     Type, as_array_type, is_numeric)
@@ -557,7 +557,8 @@ class FunctionTyper:
         if hasattr(target, "function_for") and not isinstance(target, type):
             # grad(f) etc. called from compiled code (the class Grad itself is not one)
             return self.user_call(node, target, args, kwargs)
-        callee = getattr(target, "__astjax_wrapped__", None) or target
+        callee = function_for_object(target) or getattr(target, "__astjax_wrapped__", None) \
+            or target  # np.sort -> jnp.sort
         if isinstance(callee, (pytypes.FunctionType, SyntheticFunction)):
             return self.user_call(node, callee, args, kwargs)
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):

@@ -166,6 +166,19 @@ def op_for_object(obj):
     return _BY_OBJECT.get(id(obj))
 
 
+_FUNCTIONS = {}  # id(NumPy function) -> the astjax.numpy function (not an op) standing for it
+
+
+def register_function_alias(obj, fn):
+    """Make ``obj`` (np.sort) in user code call ``fn`` (jnp.sort, written with ops)."""
+    _OBJECTS.append(obj)
+    _FUNCTIONS[id(obj)] = fn
+
+
+def function_for_object(obj):
+    return _FUNCTIONS.get(id(obj))
+
+
 
 
 # --- shared shape/dtype rules ----------------------------------------------------------------
