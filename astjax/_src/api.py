@@ -187,7 +187,7 @@ class Compiled:
         donated = bool(donate_argnums)
 
         def call():
-            ready, exact = dispatch.wait_for_arguments(values, donate_argnums)
+            ready, exact = dispatch.wait_for_arguments(values)
             if not exact:
                 types_now = tuple(t if isinstance(t, Static) else type_of_value(v)
                                   for v, t in zip(ready, self.arg_types))

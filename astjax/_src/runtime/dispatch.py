@@ -197,7 +197,8 @@ class LeafRef:
     """Output ``index`` of a queued call: the ref of a pending Array (see array.py).
 
     ``ones`` is which dims the call's type knows to be 1: a call taking the pending Array
-    is specialized on it (``types.type_of_value``) and queued behind (``execute_behind``).
+    is specialized on it (``types.type_of_value``) and queued behind (``execute``'s
+    ``behind``).
     """
     __slots__ = ("task", "index", "dtype", "ones", "ndim", "shape", "value")
 
@@ -466,7 +467,7 @@ def any_pending(values):
     return False
 
 
-def wait_for_arguments(values, donate_argnums):
+def wait_for_arguments(values):
     """On the worker running a call queued behind pending arguments: the arguments once
     ready (a failed call's error is raised here), donated ones on their buffers; and
     whether each pending one had the size-1 dims its call's type promised (``LeafRef.ones``:
@@ -519,8 +520,8 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_orig
     target = device if device is not None else default_device()
     q = target._queue
     busy = q is not None and q.busy()
-    if (behind or busy or (flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes)) \
-            and _plannable(out_type):
+    big = flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes
+    if (behind or busy or big) and _plannable(out_type):
         site = profiling.capture_site(name) if _SITES[0] else None
         return _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin)
     if busy:  # cannot express the result as pending: keep the device's order anyway
