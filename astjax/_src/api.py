@@ -191,7 +191,10 @@ class Compiled:
             if not exact:
                 types_now = tuple(t if isinstance(t, Static) else type_of_value(v)
                                   for v, t in zip(ready, self.arg_types))
-                twin = Compiled(self.target, types_now, "python")
+                twins = self.__dict__.setdefault("_retyped", {})  # generated once each
+                twin = twins.get(types_now)
+                if twin is None:
+                    twin = twins[types_now] = Compiled(self.target, types_now, "python")
                 inputs = dispatch.convert_inputs(ready, types_now)
                 return "python", twin._call_python(*inputs), twin.out_type
             if self.backend == "numba":

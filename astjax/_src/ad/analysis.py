@@ -61,11 +61,12 @@ def static_slice_positions(value):
     return list(range(len(anno.get(value.value, "type").elts)))[slice(*bounds)]
 
 
-def runtime_index(value, local_names):
-    """For ``xs[i]``, a tuple or list ``xs`` indexed by a local ``i`` known at run time only:
-    the name of ``i``; else None."""
+def runtime_index(value, local_names=None):
+    """For ``xs[i]``, a tuple or list ``xs`` indexed by a variable ``i`` (one of
+    ``local_names``, if given) known at run time only: the name of ``i``; else None."""
     if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
-            isinstance(value.slice, gast.Name) and value.slice.id in local_names):
+            isinstance(value.slice, gast.Name) and
+            (local_names is None or value.slice.id in local_names)):
         return None
     if not isinstance(anno.get(value.value, "type"), SequenceType) or child_key(value) is not None:
         return None

@@ -32,7 +32,7 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
-from .analysis import child_key, float_leaves, static_slice_positions
+from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
 from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node, rule_arguments,
                       tree_expr)
 
@@ -480,8 +480,7 @@ class ForwardMode:
         if isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name):
             key = child_key(value)
-            if key is None and isinstance(value.slice, gast.Name) and \
-                    isinstance(anno.get(value.value, "type"), SequenceType):
+            if runtime_index(value) is not None:
                 # xs[i], i known at run time only: index the tuple of element tangents
                 if not self.is_active(value.value):
                     return None

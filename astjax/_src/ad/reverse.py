@@ -182,8 +182,8 @@ class ReverseMode:
         self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
-        for p in self.params:
-            forward += self.element_cotangents(p)
+        for arg in self.fdef.args.args:
+            forward += self.element_cotangents(arg.id, anno.get(arg, "type"))
         forward += self.forward(body[:-1])
         backward = []
         out_type = anno.get(out, "type")
@@ -293,7 +293,7 @@ class ReverseMode:
                 out.append(anno.clean_copy(s))
                 if target in reads:
                     out += self.push([target], (id(s), "after"), s)
-                out += self.element_cotangents(target)
+                out += self.element_cotangents(target, anno.get(s.targets[0], "type"))
             else:
                 out.append(anno.clean_copy(s))
         return out
@@ -587,10 +587,11 @@ class ReverseMode:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
 
-    def element_cotangents(self, var):
-        """For a tuple ``var`` indexed at run time: its elements' cotangents start as zeros
-        shaped like them, set when ``var`` is (so each branch of ``runtime_index_adjoint``
-        adds to an array: a weak 0.0 on the other paths would not type in Numba)."""
+    def element_cotangents(self, var, t):
+        """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
+        elements' cotangents start as zeros shaped like them, set when ``var`` is (so each
+        branch of ``runtime_index_adjoint`` adds to an array: a weak 0.0 on the other paths
+        would not type in Numba)."""
         if not hasattr(self, "_indexed"):
             self._indexed = {s.value.value.id for s in gast.walk(self.fdef)
                              if isinstance(s, gast.Assign) and s.targets[0].id in self.useful
@@ -599,14 +600,7 @@ class ReverseMode:
             return []
         return [assign(self.ct(var, path), _call(_ajx("cotangent_like"), [
             const(0.0), _sub(load(var), path)]))
-            for path, _ in float_leaves(self.var_type(var))]
-
-    def var_type(self, var):
-        for n in gast.walk(self.fdef):
-            if isinstance(n, gast.Name) and n.id == var and \
-                    isinstance(n.ctx, (gast.Store, gast.Param)):
-                return anno.get(n, "type")
-        return None
+            for path, _ in float_leaves(t)]
 
     def runtime_index_adjoint(self, s, target, t, index):
         """``c = xs[i]`` with ``i`` known at run time only (``for w, b in params``: the

@@ -520,8 +520,8 @@ def execute(fn, inputs, out_type, *, device=None, name=None, wrap=None, nan_orig
     target = device if device is not None else default_device()
     q = target._queue
     busy = q is not None and q.busy()
-    big = flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes
-    if (behind or busy or big) and _plannable(out_type):
+    if (behind or busy or (flags.async_dispatch and _input_bytes(inputs) >= flags.async_min_bytes)
+            ) and _plannable(out_type):
         site = profiling.capture_site(name) if _SITES[0] else None
         return _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin)
     if busy:  # cannot express the result as pending: keep the device's order anyway

@@ -120,9 +120,8 @@ def bounds_checks(c, x, ndim, index_items):
     consuming = [item for item in index_items if item.kind in ("slice", "int")]
     lines, axis = [], 0
     for item in index_items:
-        if item.kind == "ellipsis":
-            axis = ndim - sum(1 for later in index_items[index_items.index(item) + 1:]
-                              if later.kind in ("slice", "int"))
+        if item.kind == "ellipsis":  # the items after it index the last axes
+            axis = ndim - (len(consuming) - axis)
         elif item.kind in ("slice", "int"):
             if item.kind == "int" and axis < ndim and len(consuming) <= ndim:
                 size = f"{x}.shape[{axis}]"
