@@ -92,62 +92,62 @@ def fold_in(key, data):
 
 # --- samplers ------------------------------------------------------------------------------------
 
-@random_function("bits", static=("shape", "dtype"))
+@random_function("bits", static=("shape", "dtype"), run_time_shape=True)
 def bits(key, shape=(), dtype=None):
     """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64)."""
-    shape = _c.canonical_shape("bits", shape)
+    shape = _c.sample_shape("bits", shape)
     dtype = _c.uint_dtype("bits", dtype)
     return _tf.random_bits(key, dtype.itemsize * 8, shape, _c.partitionable())
 
 
-@random_function("uniform", static=("shape", "dtype"),
+@random_function("uniform", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.all_checks(_c.check_param_shapes("shape", "minval", "maxval"),
                                      _c.check_range("minval", "maxval")))
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Uniform floats in ``[minval, maxval)``."""
-    shape = _c.canonical_shape("uniform", shape)
+    shape = _c.sample_shape("uniform", shape)
     dtype = _c.float_dtype("uniform", dtype)
     return _s.uniform(key, shape, dtype, minval, maxval, _c.partitionable())
 
 
-@random_function("normal", static=("shape", "dtype"))
+@random_function("normal", static=("shape", "dtype"), run_time_shape=True)
 def normal(key, shape=(), dtype=None):
     """Standard normal floats (``sqrt(2) * erfinv(u)`` with u uniform in (-1, 1)); for a
     complex dtype, real and imaginary parts each of variance 1/2."""
-    shape = _c.canonical_shape("normal", shape)
+    shape = _c.sample_shape("normal", shape)
     dtype = _c.inexact_user_dtype("normal", dtype)
     return _s.normal(key, shape, dtype, _c.partitionable())
 
 
-@random_function("truncated_normal", static=("shape", "dtype"),
+@random_function("truncated_normal", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.check_param_shapes("shape", "lower", "upper"))
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Standard normal floats truncated to the open interval ``(lower, upper)``."""
-    shape = _c.optional_shape("truncated_normal", shape)
+    shape = _c.optional_sample_shape("truncated_normal", shape)
     dtype = _c.float_dtype("truncated_normal", dtype)
     if shape is None:
         shape = _c.broadcast_shapes("truncated_normal", np.shape(lower), np.shape(upper))
     return _s.truncated_normal(key, lower, upper, shape, dtype, _c.partitionable())
 
 
-@random_function("bernoulli", static=("shape", "mode"),
+@random_function("bernoulli", static=("shape", "mode"), run_time_shape=True,
                  check=_c.all_checks(_c.check_one_of("mode", ("high", "low")),
                                      _c.check_probability_dtype("p"),
                                      _c.check_param_shapes("shape", "p")))
 def bernoulli(key, p=0.5, shape=None, mode="low"):
     """Booleans that are True with probability ``p`` (a float or float array)."""
-    shape = _c.optional_shape("bernoulli", shape)
+    shape = _c.optional_sample_shape("bernoulli", shape)
     if shape is None:
         shape = np.shape(p)
     return _s.bernoulli(key, p, shape, mode, _c.partitionable())
 
 
-@random_function("randint", static=("shape", "dtype"),
+@random_function("randint", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.all_checks(_c.check_param_shapes("shape", "minval", "maxval"),
                                      _c.check_range("minval", "maxval")))
 def randint(key, shape, minval, maxval, dtype=None):
     """Uniform integers in ``[minval, maxval)`` (int32 by default, int64 with x64)."""
-    shape = _c.canonical_shape("randint", shape)
+    shape = _c.sample_shape("randint", shape)
     dtype = _c.int_dtype("randint", dtype)
     sampling = _c.randint_sampling(dtype)
     if sampling != dtype:  # 8 and 16 bits are sampled at 32 bits, then converted
@@ -219,35 +219,35 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
     return _s.categorical(key, logits, axis, shape, replace, mode, _c.partitionable())
 
 
-@random_function("gumbel", static=("shape", "dtype", "mode"))
+@random_function("gumbel", static=("shape", "dtype", "mode"), run_time_shape=True)
 def gumbel(key, shape=(), dtype=None, mode=None):
     """Standard Gumbel floats (``mode="high"`` uses twice the bits for the far tail)."""
-    shape = _c.canonical_shape("gumbel", shape)
+    shape = _c.sample_shape("gumbel", shape)
     dtype = _c.float_dtype("gumbel", dtype)
     mode = _c.gumbel_mode("gumbel", mode)
     return _s.gumbel(key, shape, dtype, mode, _c.partitionable())
 
 
-@random_function("exponential", static=("shape", "dtype"))
+@random_function("exponential", static=("shape", "dtype"), run_time_shape=True)
 def exponential(key, shape=(), dtype=None):
     """Standard exponential floats (``-log1p(-u)``)."""
-    shape = _c.canonical_shape("exponential", shape)
+    shape = _c.sample_shape("exponential", shape)
     dtype = _c.float_dtype("exponential", dtype)
     return _s.exponential(key, shape, dtype, _c.partitionable())
 
 
-@random_function("laplace", static=("shape", "dtype"))
+@random_function("laplace", static=("shape", "dtype"), run_time_shape=True)
 def laplace(key, shape=(), dtype=None):
     """Standard Laplace floats."""
-    shape = _c.canonical_shape("laplace", shape)
+    shape = _c.sample_shape("laplace", shape)
     dtype = _c.float_dtype("laplace", dtype)
     return _s.laplace(key, shape, dtype, _c.partitionable())
 
 
-@random_function("logistic", static=("shape", "dtype"))
+@random_function("logistic", static=("shape", "dtype"), run_time_shape=True)
 def logistic(key, shape=(), dtype=None):
     """Standard logistic floats."""
-    shape = _c.canonical_shape("logistic", shape)
+    shape = _c.sample_shape("logistic", shape)
     dtype = _c.float_dtype("logistic", dtype)
     return _s.logistic(key, shape, dtype, _c.partitionable())
 
@@ -266,46 +266,46 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     return _s.multivariate_normal(key, mean, cov, shape, dtype, method, _c.partitionable())
 
 
-@random_function("gamma", static=("shape", "dtype"),
+@random_function("gamma", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.check_param_shapes("shape", "a"))
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a) floats (unit scale): Marsaglia-Tsang rejection, one key per element."""
     dtype = _c.float_dtype("gamma", dtype)
-    shape = _c.optional_shape("gamma", shape)
+    shape = _c.optional_sample_shape("gamma", shape)
     if shape is None:
         shape = np.shape(a)
     return _s.gamma(key, a, shape, dtype, False, _c.partitionable())
 
 
-@random_function("loggamma", static=("shape", "dtype"),
+@random_function("loggamma", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.check_param_shapes("shape", "a"))
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a) floats, computed in log space (accurate for small ``a``)."""
     dtype = _c.float_dtype("loggamma", dtype)
-    shape = _c.optional_shape("loggamma", shape)
+    shape = _c.optional_sample_shape("loggamma", shape)
     if shape is None:
         shape = np.shape(a)
     return _s.gamma(key, a, shape, dtype, True, _c.partitionable())
 
 
-@random_function("beta", static=("shape", "dtype"),
+@random_function("beta", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.check_param_shapes("shape", "a", "b"))
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) floats, from two log-gamma draws."""
     dtype = _c.float_dtype("beta", dtype)
-    shape = _c.optional_shape("beta", shape)
+    shape = _c.optional_sample_shape("beta", shape)
     if shape is None:
         shape = _c.broadcast_shapes("beta", np.shape(a), np.shape(b))
     return _s.beta(key, a, b, shape, dtype, _c.partitionable())
 
 
-@random_function("dirichlet", static=("shape", "dtype"),
+@random_function("dirichlet", static=("shape", "dtype"), run_time_shape=True,
                  check=_c.all_checks(_c.check_dirichlet,
                                      _c.check_param_shapes("shape", "alpha", trailing=1)))
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) vectors: ``alpha (..., n)``, result ``shape + (n,)``."""
     dtype = _c.float_dtype("dirichlet", dtype)
-    shape = _c.optional_shape("dirichlet", shape)
+    shape = _c.optional_sample_shape("dirichlet", shape)
     if shape is None:
         shape = np.shape(alpha)[:-1]
     alpha = jnp.asarray(alpha).astype(dtype)

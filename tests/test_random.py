@@ -301,6 +301,10 @@ def bits_and_fold_in(key, shape, data):
     return random.bits(random.fold_in(key, data), shape)
 
 
+def choice_of(key, shape):
+    return random.choice(key, 5, shape)
+
+
 def gamma_of(key, a):
     return random.gamma(key, a)
 
@@ -360,7 +364,7 @@ def test_jit_checks():
     with pytest.raises(ValueError, match="non-negative"):
         astjax.jit(uniform_of, static_argnums=1)(key, (-2,))
     with pytest.raises(TypeError, match="shape must be known when the code is generated"):
-        astjax.jit(uniform_of)(key, jnp.int32(3))
+        astjax.jit(choice_of)(key, (jnp.int32(3),))
     # shapes are symbolic in compiled code: a sample shape cannot come from an argument's
     a = jnp.asarray(np.array([0.5, 1.0, 2.0], np.float32))
     with pytest.raises(TypeError, match="pass shape="):
@@ -369,6 +373,77 @@ def test_jit_checks():
                                np.asarray(random.gamma(key, a, (3,))), rtol=1e-6)
     with pytest.raises(TypeError, match="logits must be known"):
         astjax.jit(categorical_of)(key, jnp.zeros(3))
+
+
+# --- sample shapes known only at run time ---------------------------------------------------------
+
+def dropout(key, x, rate):
+    keep = random.bernoulli(key, 1.0 - rate, x.shape)
+    return jnp.where(keep, x / (1.0 - rate), 0.0)
+
+
+def samples_shaped_like(key, x):
+    """Every sampler that takes a shape computed at run time: ``x.shape``, a size and a
+    shape with a constant dim."""
+    k = random.split(key, 8)
+    return (random.bits(k[0], x.shape), random.uniform(k[1], x.shape, minval=-2.0),
+            random.normal(k[2], x.shape[0]), random.randint(k[3], (2, x.shape[1]), 0, 9),
+            random.truncated_normal(k[4], -1.0, 1.0, x.shape), random.gumbel(k[5], x.shape),
+            random.exponential(k[6], x.shape), random.gamma(k[7], 2.0, x.shape),
+            random.laplace(k[0], x.shape), random.logistic(k[1], x.shape),
+            random.loggamma(k[2], 3.0, x.shape), random.beta(k[3], 2.0, 3.0, x.shape),
+            random.dirichlet(k[4], jnp.ones(3), x.shape))
+
+
+def negative_size(key, x):
+    return random.normal(key, (x.shape[0] - 5,))
+
+
+def float_size(key, x):
+    return random.normal(key, (x.shape[0] * 1.5,))
+
+
+def test_sample_shapes_known_only_at_run_time(settings):
+    """JAX's dropout idiom ``bernoulli(key, p, x.shape)`` under jit: one compiled version
+    serves every shape, and draws what the eager call draws."""
+    key = random.PRNGKey(5)
+    for partitionable in (True, False):
+        settings(partitionable)
+        jitted = astjax.jit(dropout)
+        for shape in [(3, 4), (7, 2), (1, 5)]:
+            x = jnp.asarray(np.arange(1.0, 1.0 + np.prod(shape), dtype=np.float32)
+                            .reshape(shape))
+            np.testing.assert_array_equal(np.asarray(jitted(key, x, 0.25)),
+                                          np.asarray(dropout(key, x, 0.25)))
+        assert len(jitted.cache) == 2  # (1, 5) has a dim known to be 1
+        x = jnp.ones((4, 3), jnp.float32)
+        for got, want in zip(astjax.jit(samples_shaped_like)(key, x),
+                             samples_shaped_like(key, x)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_run_time_shape_errors_name_the_users_line():
+    key, x = random.PRNGKey(0), jnp.ones((3, 4))
+    with pytest.raises(ValueError, match=r"test_random.py:\d+: .*non-negative"):
+        astjax.jit(negative_size)(key, x)
+    with pytest.raises(TypeError, match=r"test_random.py:\d+:\d+: normal: shape must be a "
+                                        r"tuple of non-negative ints, got \(f32"):
+        astjax.jit(float_size)(key, x)
+
+
+def test_dropout_on_numba(numba_backend):
+    key, x = random.PRNGKey(2), jnp.asarray(np.linspace(-1, 1, 24, dtype=np.float32)
+                                            .reshape(4, 6))
+    jitted = astjax.jit(dropout)
+    got = jitted(key, x, 0.5)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(dropout(key, x, 0.5)))
+    x = x[:3]  # another size, the same compiled version
+    np.testing.assert_array_equal(np.asarray(jitted(key, x, 0.5)),
+                                  np.asarray(dropout(key, x, 0.5)))
+    assert len(jitted.cache) == 1
 
 
 # --- gradients (reparameterized samples) and the new ops -----------------------------------------

@@ -6,6 +6,7 @@ on ``Jitted`` and called outside jit run the python backend.
 """
 import functools
 import inspect
+import os
 import sys
 import threading
 import time
@@ -515,13 +516,17 @@ class Jitted(Transformed):
 
 
 def locate_runtime_error(exc):
-    """Prefix an error raised inside generated code with the user's file:line (in place)."""
+    """Prefix an error raised inside generated code with the user's file:line (in place):
+    the innermost line of the user's code, else (an error in astjax's own compiled code
+    called from nowhere else) the innermost line."""
     import linecache
     tb, where = exc.__traceback__, None
     while tb is not None:
         line_map = tb.tb_frame.f_globals.get("__astjax_line_map__")
         if line_map is not None and tb.tb_lineno in line_map:
-            where = line_map[tb.tb_lineno]
+            here = line_map[tb.tb_lineno]
+            if where is None or not _in_astjax(here[0]):
+                where = here
         tb = tb.tb_next
     if where is None or getattr(exc, "_astjax_located", False):
         return
@@ -530,6 +535,13 @@ def locate_runtime_error(exc):
     message = str(exc.args[0]) if exc.args else ""
     exc.args = (f"{filename}:{lineno}: {message}\n    {text}",) + tuple(exc.args[1:])
     exc._astjax_located = True
+
+
+_ASTJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _in_astjax(filename):
+    return os.path.abspath(filename).startswith(_ASTJAX_DIR + os.sep)
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), parallel=None):

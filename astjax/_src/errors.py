@@ -34,6 +34,25 @@ class TypeCheckError(UserCodeError, TypeError):
     """A shape or dtype error found while typing the user's function."""
 
 
+class UserValueError(UserCodeError, ValueError):
+    """A bad value given to a function called from the user's code (JAX's ValueError)."""
+
+
+class UserNotImplementedError(UserCodeError, NotImplementedError):
+    """A call from the user's code that astjax does not implement."""
+
+
+def at_user_call(e):
+    """A TypeError, ValueError or NotImplementedError raised by a check on a call's
+    argument types, as the UserCodeError of the same kind that the compiler locates at
+    the user's call."""
+    for builtin, cls in ((NotImplementedError, UserNotImplementedError),
+                         (TypeError, TypeCheckError), (ValueError, UserValueError)):
+        if isinstance(e, builtin):
+            return cls(str(e))
+    raise TypeError(f"not a checking error: {e!r}")
+
+
 class NoSourceError(AstjaxError, ValueError):
     """The function has no Python source to read (REPL, exec, builtin)."""
 

@@ -12,16 +12,12 @@ import numpy as np
 
 from .. import dtypes
 from ..config import config
-from ..errors import TypeCheckError, UserCodeError
+from ..errors import TypeCheckError, UserValueError
 from ..frontend.parse import parse_function
 from ..frontend.synthetic import SyntheticFunction, from_source
 from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType, Type,
                         as_array_type, type_of_value)
-
-
-class LaxValueError(UserCodeError, ValueError):
-    """A bad value given to a lax function (JAX raises ValueError there)."""
 
 
 def type_error(message):
@@ -30,7 +26,7 @@ def type_error(message):
 
 
 def value_error(message):
-    return LaxValueError(message)
+    return UserValueError(message)
 
 
 class LaxFunction:

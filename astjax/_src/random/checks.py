@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import dtypes
 from ..config import config
+from ..errors import at_user_call
 from ..ir.types import ArrayType, SequenceType, Static, Type
 from ..runtime.array import Array
 
@@ -50,9 +51,8 @@ def known_or_run_time(known, run_time):
     Compiled code has symbolic shapes: the shape of an array computed at run time (a
     parameter passed to jit, a constant captured by vmap'd code) is known only at run time,
     so the random bits of a shape taken from it are counted at run time too."""
-    from ..lax.common import LaxFunction  # eager on values, a chosen function when compiled
-    return LaxFunction(known, lambda *arg_types: known if all(_known(t) for t in arg_types)
-                       else run_time)
+    return _two_way(known, lambda *arg_types: known if all(_known(t) for t in arg_types)
+                    else run_time)
 
 
 def _known(t):
@@ -110,15 +110,20 @@ class random_function:
     """Wrap a public random function: key and argument checks, eager and compiled.
 
     ``static``: parameters that must be known when code is generated (shape, dtype).
+    ``run_time_shape``: the ``shape`` parameter may instead be a tuple of integers
+    computed at run time (``x.shape`` of a jit argument, as in dropout); the function
+    then canonicalizes it with ``sample_shape``.
     ``check(name, args)``: more checks on the bound arguments (a dict); in compiled
     code an argument known only at run time is its type (``is_dynamic``). Called
     eagerly, a check may return a dict of converted arguments (a Python seed made an
     integer array, as JAX converts it).
     """
 
-    def __init__(self, name, static=(), check=None, key="key", batched_key=False):
+    def __init__(self, name, static=(), check=None, key="key", batched_key=False,
+                 run_time_shape=False):
         self.name = name
         self.static = tuple(static)
+        self.run_time_shape = run_time_shape
         self.check = check
         self.key = key
         self.batched_key = batched_key
@@ -154,20 +159,28 @@ class _RandomFunction:
 
     def function_for(self, arg_types, program):
         """What the compiler compiles for a call at these argument types: ``fn`` itself,
-        after the checks that the types (and static values) allow."""
+        after the checks that the types (and static values) allow. A failed check is
+        raised at the user's call."""
+        try:
+            self._check_types(dict(zip(self.signature.parameters, arg_types)))
+        except (TypeError, ValueError, NotImplementedError) as e:
+            raise at_user_call(e) from None
+        return self.fn
+
+    def _check_types(self, types):
         spec = self.spec
-        types = dict(zip(self.signature.parameters, arg_types))
         if spec.key is not None:
             key_type(spec.name, types[spec.key], spec.batched_key)
         for name in spec.static:
             t = types[name]
-            if not isinstance(t, Static) and not _all_static(t):
+            if name == "shape" and spec.run_time_shape and not _known(t):
+                run_time_shape_type(spec.name, t)
+            elif not isinstance(t, Static) and not _all_static(t):
                 raise TypeError(f"{spec.name}: {name} must be known when the code is "
                                 f"generated (a constant, or a static argument of jit), "
                                 f"got {t}")
         if spec.check is not None:
             spec.check(spec.name, {k: _static_value(t) for k, t in types.items()})
-        return self.fn
 
 
 def _all_static(t):
@@ -223,6 +236,60 @@ def canonical_shape(name, shape, what="shape"):
 @static_helper
 def optional_shape(name, shape):
     return None if shape is None else canonical_shape(name, shape)
+
+
+# A sampler's shape in compiled code may hold sizes computed at run time (its rank is
+# known): ``bernoulli(key, p, x.shape)``. Such a shape is passed on as it is; the
+# samplers count their random bits at run time (``threefry.size``).
+
+def _shape_as_given(name, shape):
+    return shape
+
+
+def _shape_of_one_dim(name, shape):
+    return (shape,)
+
+
+@static_helper
+def _known_shape(name, shape):
+    return canonical_shape(name, shape)
+
+
+def _run_time_shape(name, shape):
+    """The function that canonicalizes a shape of type ``shape`` in compiled code (the
+    random function's ``function_for`` has checked it)."""
+    if _known(shape):
+        return _known_shape
+    return _shape_of_one_dim if isinstance(shape, ArrayType) else _shape_as_given
+
+
+def run_time_shape_type(name, t):
+    """Check a sampler's shape known only at run time: an integer scalar (a 1-D shape) or
+    a tuple of integer scalars and non-negative ints (its rank known)."""
+    def is_size(e):
+        if isinstance(e, Static):
+            d = e.value
+            return isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0
+        return isinstance(e, ArrayType) and e.ndim == 0 and e.dtype.kind in "iu"
+    if isinstance(t, SequenceType) and all(is_size(e) for e in t.elts) or \
+            not isinstance(t, SequenceType) and is_size(t):
+        return
+    raise TypeError(f"{name}: shape must be a tuple of non-negative ints, got {t}")
+
+
+def _optional_run_time_shape(name, shape):
+    if isinstance(shape, Static) and shape.value is None:
+        return optional_shape
+    return _run_time_shape(name, shape)
+
+
+def _two_way(known, lower):
+    from ..lax.common import LaxFunction  # eager on values, a chosen function when compiled
+    return LaxFunction(known, lower)
+
+
+sample_shape = _two_way(_known_shape, _run_time_shape)
+optional_sample_shape = _two_way(optional_shape, _optional_run_time_shape)
 
 
 @static_helper
