@@ -257,3 +257,28 @@ def _mixed_rank_body(i, carry):
 def fori_loop_mixed_rank_carry(x):
     a, b = lax.fori_loop(0, 3, _mixed_rank_body, (0.0, x))  # (scalar, vector)
     return a + jnp.sum(b)
+
+
+# --- calls whose callee's forward sweep the caller runs (reverse.split_vjp_functions) -------------
+
+def two_layer(params, x, scale=1.0):
+    w1, b1, w2, b2 = params
+    h = jnp.tanh(x @ w1 + b1)
+    x = h @ w2 + b2  # a reassigned parameter: the backward sweep reads its new value
+    return scale * x
+
+
+def loss_of_a_model(params, x):
+    y = two_layer(params, x=x)
+    z = two_layer(params, y @ params[0][:2, :3], 0.5)
+    return jnp.sum(jnp.sin(y) ** 2) + jnp.sum(z * y)
+
+
+def layers_in_a_loop(params, x):
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return x
+
+
+def loss_of_a_looping_model(params, x):
+    return jnp.sum(layers_in_a_loop(params, x) ** 2)

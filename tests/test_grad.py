@@ -289,6 +289,37 @@ def test_loops_over_a_list_of_layers_on_numba(x64, numba_backend):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def _model():
+    return (rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((4, 2)),
+            rng.standard_normal(2)), rng.standard_normal((5, 3))
+
+
+def test_a_call_runs_its_callees_forward_sweep_once(x64):
+    """The caller's forward sweep calls the callee's (``two_layer_fwd``), which returns what
+    its backward sweep (``two_layer_bwd``) reads: no ``two_layer_vjp`` reruns it."""
+    params, x = _model()
+    source = astjax.make_source(astjax.jit(grad(P.loss_of_a_model)))(params, x)
+    assert "two_layer_fwd" in source and "two_layer_bwd" in source
+    assert "two_layer_vjp" not in source
+    check_grads(P.loss_of_a_model, (params, x), order=2)
+    # a callee with a loop keeps its tapes to itself: it is rerun (a checkpoint)
+    layers = [(rng.standard_normal((3, 3)), rng.standard_normal(3)) for _ in range(2)]
+    source = astjax.make_source(astjax.jit(grad(P.loss_of_a_looping_model)))(layers, x)
+    assert "layers_in_a_loop_vjp" in source and "layers_in_a_loop_fwd" not in source
+    check_grads(P.loss_of_a_looping_model, (layers, x), order=2)
+
+
+def test_a_call_runs_its_callees_forward_sweep_once_on_numba(x64, numba_backend):
+    params, x = _model()
+    jitted = astjax.jit(grad(P.loss_of_a_model))
+    got = jitted(params, x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+    want = grad(P.loss_of_a_model)(params, x)  # the python backend's code
+    for a, b in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
 def test_tangents_and_cotangents_must_match_their_primals():
     x = np.ones(3, np.float32)
     with pytest.raises(TypeError, match="primal and tangent dtypes differ"):

@@ -59,6 +59,52 @@ def vjp_function(spec, live=None):
     return hit[1]
 
 
+def _holds_list(t):
+    if isinstance(t, ListType):
+        return True
+    if isinstance(t, SequenceType):
+        return any(_holds_list(e) for e in t.elts)
+    if isinstance(t, TreeType):
+        return any(_holds_list(c) for c in t.children)
+    return False
+
+
+def _names(stmts, ctx):
+    """The names stored (``gast.Store``) or loaded in ``stmts``, in order of appearance."""
+    out = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx):
+                out.setdefault(n.id, None)
+    return list(out)
+
+
+_BUILDING = set()  # ids of the specializations whose derivative is being written
+
+
+def split_vjp_functions(spec, live=None):
+    """``<name>_fwd(x...) -> (f(x...), residuals)`` and ``<name>_bwd(x..., residuals, g) ->
+    (dx...)``: the forward and backward sweeps of ``vjp_function(spec, live)`` as two
+    functions (cached), so a caller runs f's forward sweep once, in its own, and keeps what
+    f's backward sweep reads. None for a custom rule, or a function whose derivative is
+    being written (recursion): callers then call ``*_vjp``, which reruns the forward sweep."""
+    if getattr(spec.fn, "custom_rule", None) is not None:
+        return None
+    live = None if live is None else frozenset(live)
+    key = (id(spec), live, "split")
+    hit = _CACHE.get(key)
+    if hit is None or hit[0] is not spec:
+        if id(spec) in _BUILDING:
+            return None
+        mode = ReverseMode(spec, live)
+        suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
+        fwd = SyntheticFunction(f"{spec.name}_fwd{suffix}", None, mode.namespace, spec.parsed)
+        bwd = SyntheticFunction(f"{spec.name}_bwd{suffix}", None, mode.namespace, spec.parsed)
+        split = (fwd, bwd) if mode.build(fwd, bwd) else None
+        _CACHE[key] = hit = (spec, split)
+    return hit[1]
+
+
 def leaf_name(table, names, prefix, var, path=()):
     """The variable holding the (co)tangent of ``var``'s leaf at ``path`` (``table`` keeps
     them: one name each, made on first use)."""
@@ -126,6 +172,9 @@ class ReverseMode:
         # reads; the reads that push it (the last of each value in its block); what the
         # backward sweep popped it into
         self.value_at, self.push_at, self.popped = {}, set(), {}
+        self.residuals = {}  # id of a top-level call -> (callee's backward sweep, residuals)
+        self.top_level = {id(t) for t in self.fdef.body}  # statements that run once
+        self.saved = {}  # (statement id, "before"/"after", var) pushed there -> its variable
         self.values_made = 0
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
@@ -169,8 +218,18 @@ class ReverseMode:
         return load(name)
 
     # --- entry ---------------------------------------------------------------------------
-    def build(self, fn):
-        """Write the body of ``fn``, the SyntheticFunction ``<name>_vjp``."""
+    def build(self, fn, bwd=None):
+        """Write the body of ``fn``, the SyntheticFunction ``<name>_vjp``; with ``bwd``, split
+        it: ``fn`` is ``<name>_fwd`` and ``bwd`` ``<name>_bwd`` (``split_vjp_functions``)."""
+        outermost = id(self.spec) not in _BUILDING  # (a recursive function builds again)
+        _BUILDING.add(id(self.spec))
+        try:
+            return self._build(fn, bwd)
+        finally:
+            if outermost:
+                _BUILDING.discard(id(self.spec))
+
+    def _build(self, fn, bwd):
         g = self.names.fresh("g")
         body = self.fdef.body
         ret = body[-1]
@@ -202,13 +261,46 @@ class ReverseMode:
                        else const(0.0)) for name in self.cts.values()]
         init += [assign(name, gast.List(elts=[], ctx=gast.Load())) for name in
                  self.tapes.values()]
-        result = gast.Tuple(elts=[anno.clean_copy(out), gast.Tuple(elts=grads,
-                                                                   ctx=gast.Load())],
-                            ctx=gast.Load())
+        grads = gast.Tuple(elts=grads, ctx=gast.Load())
+        if bwd is not None:
+            return self.write_split(fn, bwd, init, forward, backward, out, grads, g, ret)
+        result = gast.Tuple(elts=[anno.clean_copy(out), grads], ctx=gast.Load())
         body = init + forward + backward + [gast.Return(value=result)]
         for node in body:
             _locate(node, ret)
         fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
+
+    def write_split(self, fwd, bwd, init, forward, backward, out, grads, g, ret):
+        """The two sweeps as two functions (True), or False where they cannot be split.
+
+        The residuals are what the forward sweep sets (values, reassigned parameters,
+        trip counts) and the backward sweep reads; a cotangent the forward sweep never
+        touches starts in the backward one. A residual that is a list (a tape: the callee
+        has a loop) is refused: derivatives do not follow lists inside containers yet, so
+        differentiating the pair again would be wrong."""
+        touched = set(_names(forward, gast.Store)) | set(_names(forward, gast.Load))
+        fwd_body = [s for s in init if s.targets[0].id in touched] + forward
+        bwd_init = [s for s in init if s.targets[0].id not in touched]
+        read = set(_names(backward + [gast.Return(value=grads)], gast.Load))
+        residuals = [n for n in _names(fwd_body, gast.Store) if n in read]
+        types = {}
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+                types.setdefault(n.id, []).append(anno.get(n, "type"))
+        tapes = set(self.tapes.values()) | set(self.list_cts)
+        if any(n in tapes or any(_holds_list(t) for t in types.get(n, ()))
+               for n in residuals):
+            return False
+        res = self.names.fresh("residuals")
+        fwd_body.append(gast.Return(value=gast.Tuple(elts=[anno.clean_copy(out), gast.Tuple(
+            elts=[load(n) for n in residuals], ctx=gast.Load())], ctx=gast.Load())))
+        unpack = [assign(n, _sub(load(res), (k,))) for k, n in enumerate(residuals)]
+        bwd_body = unpack + bwd_init + backward + [gast.Return(value=grads)]
+        for node in fwd_body + bwd_body:
+            _locate(node, ret)
+        fwd.set_body(function_def(fwd.__name__, self.params, fwd_body))
+        bwd.set_body(function_def(bwd.__name__, self.params + [res, g], bwd_body))
+        return True
 
     def assemble(self, t, leaf):
         return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
@@ -290,13 +382,41 @@ class ReverseMode:
                 target = s.targets[0].id
                 out += self.push([v for v in reads if v != target or v in self.read_old(s)],
                                  (id(s), "before"), s)
-                out.append(anno.clean_copy(s))
+                out += self.primal(s)
                 if target in reads:
                     out += self.push([target], (id(s), "after"), s)
                 out += self.element_cotangents(target, anno.get(s.targets[0], "type"))
             else:
                 out.append(anno.clean_copy(s))
         return out
+
+    def primal(self, s):
+        """The forward sweep's copy of assignment ``s``. A call of a user function at the top
+        level of the body (run once) calls the callee's forward sweep, and keeps its
+        residuals for the callee's backward sweep (``call_adjoint``): the callee's primal
+        work is done once. Calls in loops and branches stay checkpoints (their residuals
+        would need a tape), and so do calls no cotangent flows through."""
+        callee = anno.get(s.value, "callee")
+        if callee is None or id(s) not in self.top_level or \
+                s.targets[0].id not in self.useful or not self.has_float_input(s.value):
+            return [anno.clean_copy(s)]
+        split = split_vjp_functions(callee, self.useful.get(s.targets[0].id))
+        if split is None:
+            return [anno.clean_copy(s)]
+        pair, res = self.names.fresh("pair"), self.names.fresh("res")
+        self.residuals[id(s)] = (split[1], res)
+        args = self.call_arguments(s.value, callee, lambda node: anno.clean_copy(node))
+        return [assign(pair, _call(self.global_ref(split[0], split[0].__name__), args), s),
+                assign(s.targets[0].id, _sub(load(pair), (0,)), s),
+                assign(res, _sub(load(pair), (1,)), s)]
+
+    def call_arguments(self, value, callee, arg):
+        """The arguments of call ``value`` in the callee's parameter order, each as
+        ``arg(node)``; defaults as literals."""
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
+        return [arg(bound.arguments[name]) if name in bound.arguments else
+                literal_node(p.default) for name, p in sig.parameters.items()]
 
     def trips_name(self, loop, nested=False):
         name = anno.get(loop, "trips")
@@ -313,10 +433,15 @@ class ReverseMode:
         stmts = []
         for v in variables:
             if v in self.unsafe and (where is None or where + (v,) in self.push_at):
-                tape = self.tape(v, where and where[1], stmt)
                 value = load(v)
                 if where is not None and where[1] == "after" and self.shape_only_result(stmt):
                     value = _call(_ajx("shape_stub"), [value])
+                if where is not None and id(stmt) in self.top_level:
+                    # a statement that runs once keeps the value in a variable of its own
+                    self.saved[where + (v,)] = name = self.names.fresh(f"{v}_saved")
+                    stmts.append(assign(name, value))
+                    continue
+                tape = self.tape(v, where and where[1], stmt)
                 stmts.append(gast.Expr(value=_call(gast.Attribute(
                     value=load(tape), attr="append", ctx=gast.Load()), [value])))
         return stmts
@@ -338,6 +463,10 @@ class ReverseMode:
             key = where + (v,) if where is not None else None
             if key is not None and key not in self.push_at:
                 renames.setdefault(v, []).append(self.popped[self.value_at[key]])
+                continue
+            if key in self.saved:  # (see push)
+                renames.setdefault(v, []).append(self.saved[key])
+                self.popped[self.value_at[key]] = self.saved[key]
                 continue
             new = self.names.fresh(f"{v}_")
             renames.setdefault(v, []).append(new)
@@ -690,19 +819,23 @@ class ReverseMode:
         value = s.value
         sig = inspect.signature(callee.fn)
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
-        args = []
-        for name, p in sig.parameters.items():
-            node = bound.arguments.get(name)
-            args.append(_renamed(node, val) if node is not None else literal_node(p.default))
+        args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         stmts = []
         seed = self.container_seed(target, t, stmts, val(target, old=False))
-        fn = vjp_function(callee, self.useful.get(target))  # only the elements used here
         r = self.names.fresh("r")
-        stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
+        if id(s) in self.residuals:  # the forward sweep ran the callee's: its backward one
+            bwd, res = self.residuals[id(s)]
+            stmts.append(assign(r, _call(self.global_ref(bwd, bwd.__name__),
+                                         args + [load(res), seed])))
+            cts = (lambda k: _sub(load(r), (k,)))
+        else:
+            fn = vjp_function(callee, self.useful.get(target))  # only the elements used here
+            stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
+            cts = (lambda k: _sub(load(r), (1, k)))
         for k, name in enumerate(sig.parameters):
             node = bound.arguments.get(name)
             if node is not None:
-                self.contribute(node, _sub(load(r), (1, k)), stmts, False)
+                self.contribute(node, cts(k), stmts, False)
         return stmts
 
     def container_seed(self, target, t, stmts, z_expr):
