@@ -82,10 +82,7 @@ class Compiled:
                       f"({', '.join(map(str, self.arg_types))}) in "
                       f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
             return
-        program = Program()
-        program.backend = backend
-        fn = self.target.function_for(self.arg_types, program)
-        spec = program.specialize(fn, self.arg_types)
+        program, fn, spec = self._specialize(backend)
         if backend == "numba":
             from .backends.numba_cpu.emitter import NumbaEmitter
             params = [a.id for a in spec.fdef.args.args]
@@ -120,6 +117,21 @@ class Compiled:
             elif cache is not None and cache.miss_reason is not None:
                 print(f"astjax: source cache miss for {self.name}: {cache.miss_reason}",
                       file=sys.stderr)
+
+    def _specialize(self, backend):
+        """The typed program of the target at these argument types; rebuilt once with
+        looping callees as checkpoints where their split derivative is differentiated
+        again (ad.reverse.SplitRefused)."""
+        from .ad.reverse import SplitRefused
+        for split_lists in (True, False):
+            program = Program()
+            program.backend, program.split_lists = backend, split_lists
+            try:
+                fn = self.target.function_for(self.arg_types, program)
+                return program, fn, program.specialize(fn, self.arg_types)
+            except SplitRefused:
+                if not split_lists:
+                    raise
 
     def _parallel(self):
         parallel = getattr(self.target, "parallel", None) if self.forced_parallel is None \

@@ -33,8 +33,8 @@ from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
-from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node, rule_arguments,
-                      tree_expr)
+from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node,
+                      refuse_list_residuals, rule_arguments, tree_expr)
 
 
 class NoTangentRule(Exception):
@@ -94,6 +94,7 @@ def _leaves(t):
 
 class ForwardMode:
     def __init__(self, spec):
+        refuse_list_residuals(spec)
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef

@@ -82,6 +82,19 @@ def _names(stmts, ctx):
 _BUILDING = set()  # ids of the specializations whose derivative is being written
 
 
+class SplitRefused(Exception):
+    """A ``*_fwd``/``*_bwd`` pair whose residuals hold lists (a callee's tapes) is being
+    differentiated again (``grad(grad(f))``): derivatives do not follow lists inside
+    containers, so the program is rebuilt with such callees as checkpoints instead
+    (``Program.split_lists``; see api.Compiled)."""
+
+
+def refuse_list_residuals(spec):
+    """Raise SplitRefused if ``spec`` is one half of a pair with lists among its residuals."""
+    if getattr(spec.fn, "list_residuals", False):
+        raise SplitRefused(spec.name)
+
+
 def split_vjp_functions(spec, live=None):
     """``<name>_fwd(x...) -> (f(x...), residuals)`` and ``<name>_bwd(x..., residuals, g) ->
     (dx...)``: the forward and backward sweeps of ``vjp_function(spec, live)`` as two
@@ -157,6 +170,7 @@ def literal_node(value):
 
 class ReverseMode:
     def __init__(self, spec, live=None):
+        refuse_list_residuals(spec)
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
@@ -273,11 +287,12 @@ class ReverseMode:
     def write_split(self, fwd, bwd, init, forward, backward, out, grads, g, ret):
         """The two sweeps as two functions (True), or False where they cannot be split.
 
-        The residuals are what the forward sweep sets (values, reassigned parameters,
-        trip counts) and the backward sweep reads; a cotangent the forward sweep never
-        touches starts in the backward one. A residual that is a list (a tape: the callee
-        has a loop) is refused: derivatives do not follow lists inside containers yet, so
-        differentiating the pair again would be wrong."""
+        The residuals are what the forward sweep sets (values, tapes, reassigned
+        parameters, trip counts) and the backward sweep reads, all set whatever path the
+        forward sweep takes; a cotangent the forward sweep never touches starts in the
+        backward one. Residuals that are lists (the tapes
+        of a callee that loops) are refused when the program is built without them (see
+        ``SplitRefused``)."""
         touched = set(_names(forward, gast.Store)) | set(_names(forward, gast.Load))
         fwd_body = [s for s in init if s.targets[0].id in touched] + forward
         bwd_init = [s for s in init if s.targets[0].id not in touched]
@@ -288,9 +303,15 @@ class ReverseMode:
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
                 types.setdefault(n.id, []).append(anno.get(n, "type"))
         tapes = set(self.tapes.values()) | set(self.list_cts)
-        if any(n in tapes or any(_holds_list(t) for t in types.get(n, ()))
-               for n in residuals):
+        always_set = set(self.params) | {s.targets[0].id for s in fwd_body
+                                         if isinstance(s, gast.Assign)}
+        if any(n not in always_set for n in residuals):
+            return False  # set in a branch or loop only: read only on the path that sets it
+        lists = any(n in tapes or any(_holds_list(t) for t in types.get(n, ()))
+                    for n in residuals)
+        if lists and not self.spec.program.split_lists:
             return False
+        fwd.list_residuals = bwd.list_residuals = lists
         res = self.names.fresh("residuals")
         fwd_body.append(gast.Return(value=gast.Tuple(elts=[anno.clean_copy(out), gast.Tuple(
             elts=[load(n) for n in residuals], ctx=gast.Load())], ctx=gast.Load())))

@@ -42,6 +42,7 @@ class Program:
         self.resolved = []       # (parsed, name, chain, value) per resolve(): source_cache.py
         self.entry = None
         self.backend = None      # the backend the code is generated for (api.Compiled)
+        self.split_lists = True  # reverse mode may split callees that loop (ad.reverse)
 
     # --- specialization --------------------------------------------------------------------
     def specialize(self, fn, arg_types, caller=None):

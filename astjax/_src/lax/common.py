@@ -118,6 +118,7 @@ def call_type(fn_type, arg_types, what):
     bound.apply_defaults()
     types_ = tuple(v if isinstance(v, Type) else Static(v) for v in bound.arguments.values())
     program = Program()
+    program.split_lists = False  # only the type is wanted: no rebuild (ad.reverse.SplitRefused)
     if hasattr(fn, "function_for"):
         fn = fn.function_for(types_, program)
     else:
