@@ -282,3 +282,22 @@ def layers_in_a_loop(params, x):
 
 def loss_of_a_looping_model(params, x):
     return jnp.sum(layers_in_a_loop(params, x) ** 2)
+
+
+# --- keyword-only and positional-only parameters ---------------------------------------------------
+
+def keyword_only(x, *, scale=2.0, shift):
+    return jnp.sum(jnp.sin(x) * scale + shift)
+
+
+def positional_only(x, y, /, z=1.0):
+    return jnp.sum(x * jnp.cos(y) + z)
+
+
+def calls_with_keywords(x):
+    return keyword_only(x, shift=1.0) + keyword_only(x, scale=0.5, shift=x[0]) + \
+        positional_only(x, x * 2.0)
+
+
+def calls_a_keyword_only_parameter_positionally(x):
+    return keyword_only(x, 3.0, 1.0)

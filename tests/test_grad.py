@@ -332,6 +332,31 @@ def test_a_call_runs_its_callees_forward_sweep_once_on_numba(x64, numba_backend)
             np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def test_keyword_only_and_positional_only_parameters(x64):
+    """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
+    apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed
+    positionally is the user's error."""
+    x = np.linspace(0.1, 1.0, 4)
+    check_grads(P.calls_with_keywords, (x,), order=2)
+    check_grads(lambda x, s: P.keyword_only(x, scale=s, shift=0.5), (x, 3.0), order=1)
+    want = np.cos(x) * 2.0
+    np.testing.assert_allclose(grad(P.keyword_only)(x, shift=1.0), want, rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(P.keyword_only)(x, shift=1.0),
+                               np.sum(np.sin(x) * 2.0 + 1.0), rtol=1e-12)
+    shifted = lambda x: P.keyword_only(x, shift=1.0)  # noqa: E731
+    np.testing.assert_allclose(jacfwd(shifted)(x), want, rtol=1e-12)
+    np.testing.assert_allclose(jacrev(shifted)(x), want, rtol=1e-12)
+    np.testing.assert_allclose(hessian(shifted)(x), np.diag(-np.sin(x) * 2.0), rtol=1e-12)
+    np.testing.assert_allclose(jvp(P.positional_only, (x, x), (x, 0 * x))[1], np.sum(x * np.cos(x)),
+                               rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(P.positional_only)(x, x), x * np.cos(x) + 1.0)
+    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: keyword_only\(\): too many "
+                                        r"positional arguments"):
+        astjax.jit(P.calls_a_keyword_only_parameter_positionally)(x)
+    with pytest.raises(TypeError, match="positional only"):
+        astjax.jit(P.positional_only)(x, y=x)
+
+
 def test_tangents_and_cotangents_must_match_their_primals():
     x = np.ones(3, np.float32)
     with pytest.raises(TypeError, match="primal and tangent dtypes differ"):

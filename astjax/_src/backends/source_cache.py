@@ -250,6 +250,7 @@ class Fingerprinter:
 
     def _fp(self, value, ref):
         from ..ad.custom import _Custom
+        from ..frontend.pipeline import PositionalView
         from ..frontend.synthetic import SyntheticFunction
         from ..runtime.array import Array
         t = type(value)
@@ -288,6 +289,8 @@ class Fingerprinter:
             raise Uncacheable(f"module {value.__name__} used as a value")
         if t is pytypes.FunctionType:
             return self._function(value, ref)
+        if t is PositionalView:
+            return ("positional",) + self._function(value.fn, ref)
         if isinstance(value, SyntheticFunction):
             raise Uncacheable(f"generated function {value.__name__} used as a value")
         if isinstance(value, _Custom):  # its rules reach generated code untraced

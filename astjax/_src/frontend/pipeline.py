@@ -1,7 +1,9 @@
 """Source to A-normal form: parse, check, desugar, ANF. Cached per function."""
 import copy
+import inspect
 import os
 import sys
+from types import FunctionType
 
 
 from .anf import ANF, local_names
@@ -22,6 +24,53 @@ def dump(stage, title, source):
         print(f"# ---- ASTJAX_DUMP {stage}: {title} ----\n{source}", file=sys.stderr)
 
 
+def _positional_parameters(fdef):
+    """Positional-only and keyword-only parameters as plain ones, in the signature's order:
+    calls are bound to the real signature (defaults included) before they reach generated
+    code, which takes every parameter positionally (see ``PositionalView``)."""
+    a = fdef.args
+    a.args = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+    a.posonlyargs, a.kwonlyargs, a.kw_defaults, a.defaults = [], [], [], []
+
+
+class PositionalView:
+    """A user function with keyword-only or positional-only parameters as generated code
+    calls it: every parameter positional-or-keyword, in the signature's order. Its ANF is
+    the function's own; calls in the user's code still bind to the real signature."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__module__, self.__globals__ = fn.__module__, fn.__globals__
+        params = [p.replace(kind=p.POSITIONAL_OR_KEYWORD)
+                  for p in inspect.signature(fn).parameters.values()]
+        self.__signature__ = inspect.Signature(params, __validate_parameters__=False)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self!r} stands for the function in generated code only")
+
+    def __repr__(self):
+        return f"<positional view of {self.fn.__qualname__}>"
+
+
+_VIEWS = {}
+
+
+def positional_view(fn):
+    """``fn`` itself, or its PositionalView if it has keyword-only or positional-only
+    parameters (and no *args/**kwargs, which astjax does not compile)."""
+    if not isinstance(fn, FunctionType):
+        return fn
+    kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+    if not kinds & {inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_ONLY} or \
+            kinds & {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}:
+        return fn
+    view = _VIEWS.get(fn)
+    if view is None:
+        view = _VIEWS[fn] = PositionalView(fn)
+    return view
+
+
 def to_anf(fn):
     """(ParsedFunction, ANF FunctionDef) for ``fn``. The FunctionDef is shared (cached):
     copy it (``anno.clean_copy``) before annotating or changing it."""
@@ -31,10 +80,13 @@ def to_anf(fn):
         if isinstance(fn, SyntheticFunction):
             origin = fn.origin
             parsed = ParsedFunction(fn, fn.fdef, origin.filename, origin.lines)
+        elif isinstance(fn, PositionalView):
+            return to_anf(fn.fn)
         else:
             parsed = parse_function(fn)
             check_supported(parsed)
         fdef = copy.deepcopy(parsed.node)
+        _positional_parameters(fdef)
         names = Names(fdef)
         fdef = Desugar(parsed, names).function(fdef)
         fdef = ANF(parsed, names, local_names(fdef)).function(fdef)

@@ -20,6 +20,7 @@ from ..errors import ShapeError, TypeCheckError, UserCodeError
 from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
+from ..frontend.pipeline import PositionalView
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
 from . import anno, trees
@@ -559,7 +560,7 @@ class FunctionTyper:
             return self.user_call(node, target, args, kwargs)
         callee = function_for_object(target) or getattr(target, "__astjax_wrapped__", None) \
             or target  # np.sort -> jnp.sort
-        if isinstance(callee, (pytypes.FunctionType, SyntheticFunction)):
+        if isinstance(callee, (pytypes.FunctionType, SyntheticFunction, PositionalView)):
             return self.user_call(node, callee, args, kwargs)
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
             return self.tree_build(node, target, env)  # (of constants too, as a dict display)
