@@ -301,3 +301,37 @@ def calls_with_keywords(x):
 
 def calls_a_keyword_only_parameter_positionally(x):
     return keyword_only(x, 3.0, 1.0)
+
+
+# --- lists built with append, then read by index ---------------------------------------------------
+
+def rnn_over_a_list(x):
+    hs = []
+    hs.append(x)
+    for i in range(3):
+        hs.append(jnp.tanh(hs[-1] * 1.5 + hs[0] * 0.1))  # reads while it grows
+    total = jnp.sum(jnp.stack(hs)) + jnp.sum(hs[2])
+    for h in hs:
+        total = total + jnp.sum(h * h)
+    return total
+
+
+def pairs_in_a_list(x):
+    ps = []
+    for i in range(3):
+        ps.append((x * i, jnp.sum(x) * i))
+    total = 0.0
+    for a, b in ps:
+        total = total + jnp.sum(a * b)
+    for i in range(len(ps)):
+        total = total + jnp.sum(ps[i][0] * ps[-1 - i][1])
+    return total
+
+
+def list_made_in_a_loop(x):
+    total = 0.0
+    for j in range(2):
+        outs = []
+        outs.append(x * j)
+        total = total + jnp.sum(outs[0])
+    return total

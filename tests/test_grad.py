@@ -332,6 +332,27 @@ def test_a_call_runs_its_callees_forward_sweep_once_on_numba(x64, numba_backend)
             np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def test_lists_built_with_append_and_read_by_index(x64):
+    """``xs[i]``, ``xs[-1]`` and ``for x in xs`` on a list built with append: the read adds
+    to the entry of the list's cotangent list (both modes, second order)."""
+    x = np.linspace(0.1, 1.0, 4)
+    check_grads(P.rnn_over_a_list, (x,), order=2)
+    check_grads(P.pairs_in_a_list, (x,), order=2)
+    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
+                                        r"list 'outs' by index needs the list made once"):
+        grad(P.list_made_in_a_loop)(x)
+
+
+def test_lists_read_by_index_on_numba(x64, numba_backend):
+    x = np.linspace(0.1, 1.0, 4)
+    for fn in (P.rnn_over_a_list, P.pairs_in_a_list):
+        jitted = astjax.jit(grad(fn))
+        got = jitted(x)
+        (compiled,) = jitted.cache.values()
+        assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+        np.testing.assert_allclose(got, grad(fn)(x), rtol=1e-12)
+
+
 def test_keyword_only_and_positional_only_parameters(x64):
     """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
     apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed

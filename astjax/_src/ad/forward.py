@@ -481,6 +481,13 @@ class ForwardMode:
         if isinstance(value, (gast.Subscript, gast.Attribute)) and \
                 isinstance(value.value, gast.Name):
             key = child_key(value)
+            if isinstance(anno.get(value.value, "type"), ListType):
+                # xs[i] of a list built at run time: the element of each tangent list
+                if not self.is_active(value.value):
+                    return None
+                return {path: gast.Subscript(value=load(self.tan(value.value.id, path)),
+                                             slice=anno.clean_copy(value.slice),
+                                             ctx=gast.Load()) for path, _ in _leaves(t)}
             if runtime_index(value) is not None:
                 # xs[i], i known at run time only: index the tuple of element tangents
                 if not self.is_active(value.value):

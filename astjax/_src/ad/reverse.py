@@ -59,6 +59,20 @@ def vjp_function(spec, live=None):
     return hit[1]
 
 
+def list_read(value, local_names):
+    """For ``xs[i]`` with ``xs`` a local list built at run time (``append``) and ``i`` an
+    integer constant or variable: (``xs``'s name, the index node); else None."""
+    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
+            value.value.id in local_names and
+            isinstance(anno.get(value.value, "type"), ListType)):
+        return None
+    index = value.slice
+    if isinstance(index, gast.Constant) and isinstance(index.value, int) or \
+            isinstance(index, gast.Name):
+        return value.value.id, index
+    return None
+
+
 def _holds_list(t):
     if isinstance(t, ListType):
         return True
@@ -189,6 +203,10 @@ class ReverseMode:
         self.residuals = {}  # id of a top-level call -> (callee's backward sweep, residuals)
         self.top_level = {id(t) for t in self.fdef.body}  # statements that run once
         self.saved = {}  # (statement id, "before"/"after", var) pushed there -> its variable
+        self.read_lists = {}  # list read by index -> its first read (list_read_adjoint)
+        # id of a loop -> its trip counter (kept here, not on the shared typed function:
+        # a function differentiated twice, split and whole, gets a counter in each)
+        self.trip_counts = {}
         self.values_made = 0
         self.namespace = dict(self.parsed.fn.__globals__)
         self.namespace.update(self.parsed.freevars)
@@ -265,7 +283,8 @@ class ReverseMode:
             for path, _ in float_leaves(out_type):
                 if self.live is None or path[0] in self.live:
                     backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
-        backward += self.backward(body[:-1])
+        swept = self.backward(body[:-1])
+        backward += self.read_lists_init() + swept
         grads = []
         for arg in self.fdef.args.args:
             t = anno.get(arg, "type")
@@ -440,10 +459,9 @@ class ReverseMode:
                 literal_node(p.default) for name, p in sig.parameters.items()]
 
     def trips_name(self, loop, nested=False):
-        name = anno.get(loop, "trips")
+        name = self.trip_counts.get(id(loop))
         if name is None:
-            name = self.names.fresh("trips")
-            anno.set_(loop, "trips", name)
+            name = self.trip_counts[id(loop)] = self.names.fresh("trips")
             if nested:  # a loop inside a loop runs a different count on each outer trip
                 self.unsafe.add(name)
         return name
@@ -505,8 +523,12 @@ class ReverseMode:
         if not self.needs_values(s):
             return []
         index = runtime_index(value, self.locals())
-        if index is not None:
-            return [index] if index != target else []
+        read = list_read(value, self.locals())
+        if read is not None:
+            index = read[1].id if isinstance(read[1], gast.Name) and \
+                read[1].id in self.locals() else None
+        if index is not None or read is not None:
+            return [index] if index is not None and index != target else []
         seen = []
         for n in gast.walk(value):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
@@ -545,7 +567,8 @@ class ReverseMode:
         t = anno.get(s.targets[0], "type")
         if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
             return False
-        if runtime_index(value, self.locals()) is not None:
+        if runtime_index(value, self.locals()) is not None or \
+                list_read(value, self.locals()) is not None:
             return True  # the backward sweep needs the index
         if anno.get(value, "op") is None and anno.get(value, "callee") is None:
             return False
@@ -675,6 +698,73 @@ class ReverseMode:
             f"        {ct}.append({rows}[{k}] + {earlier}.pop())\n")
         return stmts
 
+    def list_read_adjoint(self, s, read, target, t, val):
+        """``y = xs[i]``: y's cotangent is added to entry i of xs's cotangent list, which is
+        kept as long as xs was at the read (``read_lists`` fills it at the start of the
+        backward sweep). The entries after i are moved aside and back: the derivative code
+        uses only appends and pops, which are differentiated again."""
+        lst, index = read
+        lst = self.list_root(lst)
+        self.read_lists.setdefault(lst, s)
+        index = _renamed(index, val)
+        stmts = []
+        for path in self.list_leaves(gast.Name(id=lst, ctx=gast.Load(), annotation=None,
+                                               type_comment=None)):
+            if path not in {p for p, _ in float_leaves(t)}:
+                continue
+            i, held, k, c = (self.names.fresh(n) for n in ("i", "held", "k", "c"))
+            ct = self.list_ct(lst, path)
+            stmts.append(assign(i, gast.BinOp(left=index, op=gast.Mod(), right=_call(
+                load("len"), [load(ct)]))))
+            stmts += _statements(
+                f"{held} = []\n"
+                f"for {k} in range(len({ct}) - 1 - {i}):\n"
+                f"    {held}.append({ct}.pop())\n"
+                f"{c} = {ct}.pop()\n")
+            # (the entry is shaped like the element read: y's value need not be taped)
+            stmts.append(gast.Expr(value=_call(gast.Attribute(
+                value=load(ct), attr="append", ctx=gast.Load()), [gast.BinOp(
+                    left=load(c), op=gast.Add(), right=_call(_ajx("cotangent_like"), [
+                        load(self.ct(target, path)), load(c)]))])))
+            if target in self.unsafe:
+                stmts.append(assign(self.ct(target, path), const(0.0)))
+            stmts += _statements(f"for {k} in range(len({held})):\n"
+                                 f"    {ct}.append({held}.pop())\n")
+        return stmts
+
+    def list_root(self, name):
+        """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``)."""
+        while True:
+            made = [t for t in gast.walk(self.fdef) if isinstance(t, gast.Assign) and
+                    t.targets[0].id == name]
+            if len(made) != 1 or not isinstance(made[0].value, gast.Name) or \
+                    made[0].value.id not in self.locals():
+                return name
+            name = made[0].value.id
+
+    def read_lists_init(self):
+        """The cotangent lists of lists read by index start with a zero per element of the
+        list as the forward sweep left it (the adjoints of the appends then pop them)."""
+        stmts = []
+        for lst, read in sorted(self.read_lists.items()):
+            made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
+                    t.targets[0].id == lst and isinstance(t.value, gast.List)]
+            if len(made) != 1 or lst in self.unsafe or lst in self.params:
+                raise self.error(read, f"differentiating reads of list {lst!r} by index "
+                                 f"needs the list made once, at the top level of the "
+                                 f"function (not in a loop or branch, not an argument)")
+            node = gast.Name(id=lst, ctx=gast.Load(), annotation=None, type_comment=None)
+            for path in self.list_leaves(node):
+                k = self.names.fresh("k")
+                zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
+                    value=load(lst), slice=load(k), ctx=gast.Load()), path)])
+                stmts.append(gast.For(target=store(k), iter=_call(load("range"), [
+                    _call(load("len"), [load(lst)])]), body=[gast.Expr(value=_call(
+                        gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
+                                       ctx=gast.Load()), [zero]))], orelse=[],
+                    type_comment=None))
+        return stmts
+
     def pop_adjoint(self, s, target, t):
         lst = s.value.func.value
         stmts = []
@@ -732,6 +822,9 @@ class ReverseMode:
             return stmts + self.op_adjoint(s, op, target, t, val)
         if callee is not None:
             return stmts + self.call_adjoint(s, callee, target, t, val)
+        read = list_read(value, self.locals())
+        if read is not None:
+            return stmts + self.list_read_adjoint(s, read, target, t, val)
         index = runtime_index(value, self.locals())
         if index is not None:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
