@@ -309,9 +309,8 @@ class ReverseMode:
         The residuals are what the forward sweep sets (values, tapes, reassigned
         parameters, trip counts) and the backward sweep reads, all set whatever path the
         forward sweep takes; a cotangent the forward sweep never touches starts in the
-        backward one. Residuals that are lists (the tapes
-        of a callee that loops) are refused when the program is built without them (see
-        ``SplitRefused``)."""
+        backward one. Residuals that are lists (the tapes of a callee that loops) are
+        refused when the program is built without them (see ``SplitRefused``)."""
         touched = set(_names(forward, gast.Store)) | set(_names(forward, gast.Load))
         fwd_body = [s for s in init if s.targets[0].id in touched] + forward
         bwd_init = [s for s in init if s.targets[0].id not in touched]
@@ -639,7 +638,7 @@ class ReverseMode:
                     continue
                 paths = self._list_paths.setdefault(name, set())
                 paths.update(p for p, _ in float_leaves(value_type))
-        return sorted(self._list_paths.get(lst.id, ()), key=repr)
+        return sorted(self._list_paths.get(lst, ()), key=repr)
 
     def append_adjoint(self, call):
         lst, item = call.func.value, call.args[0]
@@ -647,7 +646,7 @@ class ReverseMode:
             return []
         stmts = []
         item_paths = {p for p, _ in float_leaves(anno.get(item, "type"))}
-        for path in reversed(self.list_leaves(lst)):
+        for path in reversed(self.list_leaves(lst.id)):
             c = self.names.fresh("c")
             stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst.id, path)),
                                                         attr="pop", ctx=gast.Load()), [])))
@@ -708,8 +707,7 @@ class ReverseMode:
         self.read_lists.setdefault(lst, s)
         index = _renamed(index, val)
         stmts = []
-        for path in self.list_leaves(gast.Name(id=lst, ctx=gast.Load(), annotation=None,
-                                               type_comment=None)):
+        for path in self.list_leaves(lst):
             if path not in {p for p, _ in float_leaves(t)}:
                 continue
             i, held, k, c = (self.names.fresh(n) for n in ("i", "held", "k", "c"))
@@ -753,8 +751,7 @@ class ReverseMode:
                 raise self.error(read, f"differentiating reads of list {lst!r} by index "
                                  f"needs the list made once, at the top level of the "
                                  f"function (not in a loop or branch, not an argument)")
-            node = gast.Name(id=lst, ctx=gast.Load(), annotation=None, type_comment=None)
-            for path in self.list_leaves(node):
+            for path in self.list_leaves(lst):
                 k = self.names.fresh("k")
                 zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
                     value=load(lst), slice=load(k), ctx=gast.Load()), path)])
@@ -768,7 +765,7 @@ class ReverseMode:
     def pop_adjoint(self, s, target, t):
         lst = s.value.func.value
         stmts = []
-        for path in self.list_leaves(lst):
+        for path in self.list_leaves(lst.id):
             stmts.append(gast.Expr(value=_call(gast.Attribute(
                 value=load(self.list_ct(lst.id, path)), attr="append", ctx=gast.Load()),
                 [load(self.ct(target, path))])))

@@ -10,7 +10,7 @@ from .anf import ANF, local_names
 from .desugar import Desugar, check_supported
 from .naming import Names
 from .parse import ParsedFunction, parse_function
-from .synthetic import SyntheticFunction
+from .synthetic import SyntheticFunction, from_source
 
 _CACHE = {}
 
@@ -69,6 +69,33 @@ def positional_view(fn):
     if view is None:
         view = _VIEWS[fn] = PositionalView(fn)
     return view
+
+
+_POSITIONAL = {}  # (function, n) -> its wrapper taking n arguments (called_positionally)
+
+
+def called_positionally(fn, n):
+    """``fn`` called as ``fn(*args)`` with ``n`` arguments (jvp(f, primals), an entry point):
+    ``fn`` itself, or, when its other parameters take defaults (keyword-only ones), a
+    function of those ``n`` that calls it so. Generated code takes every parameter
+    positionally, and derivatives differentiate every parameter of the function they get."""
+    if not isinstance(fn, FunctionType):
+        return fn
+    try:
+        sig = inspect.signature(fn)
+        sig.bind(*range(n))
+    except (TypeError, ValueError):
+        return fn  # a wrong count: to_anf's error
+    if len(sig.parameters) <= n or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                                       for p in sig.parameters.values()):
+        return fn
+    wrapper = _POSITIONAL.get((fn, n))
+    if wrapper is None:
+        names = ", ".join(list(sig.parameters)[:n])
+        wrapper = _POSITIONAL[(fn, n)] = from_source(
+            fn.__name__, f"def {fn.__name__}({names}):\n    return _fn({names})\n",
+            {"_fn": fn}, to_anf(fn)[0])
+    return wrapper
 
 
 def to_anf(fn):

@@ -6,8 +6,6 @@ the outside arrays they capture, and afterwards makes casts explicit: operand
 promotion casts and casts where paths with different dtypes meet.
 """
 import builtins
-import inspect
-from types import FunctionType
 
 import gast
 import numpy as np
@@ -15,8 +13,7 @@ import numpy as np
 from ..errors import TypeCheckError, UserCodeError
 from ..frontend.desugar import DICT_FROM
 from ..frontend.naming import assign, load
-from ..frontend.pipeline import positional_view, to_anf
-from ..frontend.synthetic import from_source
+from ..frontend.pipeline import called_positionally, positional_view, to_anf
 from ..ops.registry import REGISTRY, operand_casts
 from . import anno, peel
 from .infer import FunctionTyper
@@ -24,33 +21,6 @@ from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_n
 
 _MISSING = object()
 NUMPY_NAME = "_astjax_numpy"  # how compiler-inserted code names astjax.numpy, whatever the user's names
-
-
-_POSITIONAL = {}  # (function, n) -> its wrapper taking n arguments (called_positionally)
-
-
-def called_positionally(fn, n):
-    """``fn`` called as ``fn(*args)`` with ``n`` arguments (jvp(f, primals), an entry point):
-    ``fn`` itself, or, when its other parameters take defaults (keyword-only ones), a
-    function of those ``n`` that calls it so. Generated code takes every parameter
-    positionally, and derivatives differentiate every parameter of the function they get."""
-    if not isinstance(fn, FunctionType):
-        return fn
-    try:
-        sig = inspect.signature(fn)
-        sig.bind(*range(n))
-    except (TypeError, ValueError):
-        return fn  # a wrong count: to_anf's error
-    if len(sig.parameters) <= n or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-                                       for p in sig.parameters.values()):
-        return fn
-    wrapper = _POSITIONAL.get((fn, n))
-    if wrapper is None:
-        names = ", ".join(list(sig.parameters)[:n])
-        wrapper = _POSITIONAL[(fn, n)] = from_source(
-            fn.__name__, f"def {fn.__name__}({names}):\n    return _fn({names})\n",
-            {"_fn": fn}, to_anf(fn)[0])
-    return wrapper
 
 
 class Specialization:
