@@ -271,6 +271,42 @@ def test_grad_wrt_registered_classes():
     assert type(out) is Params and out.name == "kept"
 
 
+def rebuilt(p, x):
+    """Registered classes built in compiled code: C's __init__ runs on placeholders while
+    code is generated, and its flatten function places the arguments."""
+    q = Params(p.w - 0.1 * x, p.b * 2.0, name="q")
+    return q, DC(w=q.b, b=x), Box(jnp.sum(q.w))
+
+
+def loss_of_rebuilt(p, x):
+    q, dc, box = rebuilt(p, x)
+    return jnp.sum(q.w * dc.w * jnp.sin(dc.b)) + box.v
+
+
+def test_registered_classes_built_in_compiled_code(x64):
+    x = X.astype(np.float64) + 0.2
+    p = Params(x - 0.2, x * 0.5 + 1.0)
+    q, dc, box = astjax.jit(rebuilt)(p, x)
+    assert type(q) is Params and q.name == "q" and type(dc) is DC and type(box) is Box
+    _assert_trees_close((q.w, q.b, dc.w, dc.b, box.v),
+                        (p.w - 0.1 * x, p.b * 2.0, p.b * 2.0, x, np.sum(p.w - 0.1 * x)))
+    check_grads(loss_of_rebuilt, (p, x), order=2)
+
+
+def test_registered_classes_built_on_numba(x64, numba_backend):
+    x = X.astype(np.float64) + 0.2
+    p = Params(x - 0.2, x * 0.5 + 1.0)
+    for fn in (rebuilt, astjax.grad(loss_of_rebuilt)):
+        jitted = astjax.jit(fn)
+        got = jitted(p, x)
+        assert _backend(jitted).backend == "numba"
+        astjax.config.update("astjax_jit_backend", "python")
+        expected = astjax.jit(fn)(p, x)
+        astjax.config.update("astjax_jit_backend", "numba")
+        assert tu.tree_structure(got) == tu.tree_structure(expected)
+        _assert_trees_close(tu.tree_leaves(got), tu.tree_leaves(expected), rtol=1e-12)
+
+
 # --- errors ------------------------------------------------------------------------------------
 
 def missing_field(x):
@@ -289,8 +325,22 @@ def out_of_range(p):
     return p[2]
 
 
-def builds_a_registered_class(x):
-    return Params(x, x)
+class Doubled:
+    """A registered class whose __init__ computes on its argument."""
+
+    def __init__(self, v):
+        self.v = v * 2
+
+
+tu.register_pytree_node(Doubled, lambda d: ((d.v,), None), lambda aux, ch: Box(ch[0]))
+
+
+def computes_in_init(x):
+    return Doubled(x)
+
+
+def a_run_time_value_as_aux(x):
+    return Params(x, x, name=x)
 
 
 @pytest.mark.parametrize("fn,arg,message", [
@@ -298,8 +348,11 @@ def builds_a_registered_class(x):
     (unknown_field, X, "P(): missing a required argument: 'b'"),
     (bad_replace, PARAMS, "P._replace(): got unexpected field names: ['z']"),
     (out_of_range, PARAMS, "tuple index 2 out of range (P has 2 fields)"),
-    (builds_a_registered_class, X, "building a Params (a registered pytree class) inside "
-                                   "transformed code is not supported yet"),
+    (computes_in_init, X, "building a Doubled (a registered pytree class) from values known "
+                          "only at run time: its __init__ or flatten function raised "
+                          "TypeError"),
+    (a_run_time_value_as_aux, X, "Params(...) puts an argument known only at run time into "
+                                 "its static (aux) data"),
 ])
 def test_bad_code_names_the_users_line(fn, arg, message):
     with pytest.raises(TypeCheckError) as info:

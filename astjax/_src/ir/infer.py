@@ -15,7 +15,7 @@ import types as pytypes
 import gast
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, tree_util
 from ..errors import ShapeError, TypeCheckError, UserCodeError
 from ..frontend import anf as anf_mod
 
@@ -570,11 +570,48 @@ class FunctionTyper:
             anno.set_(node, "folded", value)
             return Static(value)
         if trees.is_registered_class(target):
-            raise self.error(node, f"building a {target.__name__} (a registered pytree class) "
-                             f"inside transformed code is not supported yet; build it outside "
-                             f"and pass it in, or use a namedtuple or a dict")
+            return self.registered_build(node, target, args, kwargs, env)
         raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
                          f"values computed at run time; use astjax.numpy functions")
+
+    def registered_build(self, node, cls, args, kwargs, env):
+        """``C(a, b)`` for a class registered with tree_util (a dataclass, a flax-style
+        module): C's own ``__init__`` runs now, on placeholders for the values known only
+        at run time, and its flatten function says which argument became which child (as
+        JAX traces it). A TreeType; its children are the arguments it keeps as they are."""
+        placeholders = {}
+
+        def value(t, arg_node):
+            if isinstance(t, Static):
+                return t.value
+            mark = trees.Placeholder()
+            placeholders[id(mark)] = arg_node
+            return mark
+        try:
+            obj = cls(*[value(t, n) for t, n in zip(args, node.args)],
+                      **{k.arg: value(kwargs[k.arg], k.value) for k in node.keywords})
+            children, keys, aux = tree_util.flatten_one_level(obj)
+        except Exception as e:
+            raise self.error(node, f"building a {cls.__name__} (a registered pytree class) "
+                             f"from values known only at run time: its __init__ or flatten "
+                             f"function raised {type(e).__name__}: {e}. Build it outside and "
+                             f"pass it in, or use a namedtuple or a dict") from None
+        child_nodes = []
+        for child in children:
+            if id(child) in placeholders:
+                child_nodes.append(placeholders[id(child)])
+            elif trees.Placeholder.inside(child):
+                raise self.error(node, f"{cls.__name__}(...) computes a child from an "
+                                 f"argument known only at run time; astjax keeps arguments "
+                                 f"as children unchanged: compute it before the call")
+            else:  # a constant child (a default)
+                child_nodes.append(gast.Constant(value=child, kind=None))
+                self.atom(child_nodes[-1], env)
+        if trees.Placeholder.inside(aux):
+            raise self.error(node, f"{cls.__name__}(...) puts an argument known only at run "
+                             f"time into its static (aux) data")
+        anno.set_(node, "tree_build", tuple(child_nodes))
+        return TreeType(cls, aux, tuple(keys), tuple(anno.get(c, "type") for c in child_nodes))
 
     def tree_build(self, node, target, env):
         """``P(a, b=c)`` for a namedtuple class P (or a TreeBuilder's call in generated

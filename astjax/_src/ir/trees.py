@@ -26,6 +26,25 @@ def is_registered_class(value):
         value not in (tuple, list, dict, type(None))
 
 
+class Placeholder:
+    """A value known only at run time, given to a registered class's ``__init__`` while
+    code is generated (``FunctionTyper.registered_build``)."""
+
+    def __repr__(self):
+        return "<a value known only at run time>"
+
+    @staticmethod
+    def inside(value):
+        """Whether ``value`` is or holds (in a tuple, list or dict) a Placeholder."""
+        if isinstance(value, Placeholder):
+            return True
+        if isinstance(value, (tuple, list)):
+            return any(Placeholder.inside(v) for v in value)
+        if isinstance(value, dict):
+            return any(Placeholder.inside(v) for v in value.values())
+        return False
+
+
 @dataclasses.dataclass(frozen=True)
 class TreeBuilder:
     """``TreeBuilder(node_type, aux)(*children)``: the node with these children (what
