@@ -6,7 +6,8 @@ A 784-512-512-10 ReLU network kept as a list of ``(w, b)`` layers, ``vmap`` over
 batch (128), ``grad`` of the log-softmax loss, an SGD ``update`` under ``jit``. Timed: one
 ``update`` step against a hand-written NumPy step (batched forward and backward pass) and
 JAX's ``jit(update)`` when JAX is importable; astjax with one core and with
-``parallel=True``. Medians of interleaved rounds in one run; also each first call (compile).
+``parallel=True``. Medians of rounds in one run (what uses every core timed on its own:
+spinning thread pools slow the next call); also each first call (compile).
 """
 import statistics
 import time
@@ -80,6 +81,23 @@ def first_call(fn, *args):
     return time.perf_counter() - t0
 
 
+def time_rounds(candidates, params, x, y, want):
+    """Each candidate's times over 15 interleaved rounds (the machine is shared), after
+    checking that it computes the hand-written step."""
+    for fn in candidates.values():
+        got = astjax.block_until_ready(fn(params, x, y))
+        for (gw, gb), (ww, wb) in zip(got, want):
+            np.testing.assert_allclose(np.asarray(gw), ww, rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(gb), wb, rtol=1e-4, atol=1e-6)
+    times = {name: [] for name in candidates}
+    for _ in range(15):
+        for name, fn in candidates.items():
+            t0 = time.perf_counter()
+            astjax.block_until_ready(fn(params, x, y))
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
 def main():
     rng = np.random.default_rng(0)
     params = [tuple(np.asarray(a) for a in layer) for layer in init_params(random.PRNGKey(0))]
@@ -91,6 +109,13 @@ def main():
         fn = jit(update, parallel=parallel)
         compile_times[name] = first_call(fn, params, x, y)
         candidates[name] = fn
+    want = numpy_update(params, x, y)
+    # Thread pools spin for a while after each call and starve the cores the next one
+    # uses (NumPy's OpenBLAS, JAX's): what runs on every core is timed alone, first
+    # astjax with parallel=True, then NumPy and astjax interleaved, then JAX
+    parallel = {"astjax jit parallel": candidates.pop("astjax jit parallel")}
+    times = time_rounds(parallel, params, x, y, want)
+    times.update(time_rounds(candidates, params, x, y, want))
     try:
         import jax
         jax_params = [tuple(jax.numpy.asarray(a) for a in layer) for layer in params]
@@ -98,22 +123,11 @@ def main():
         t0 = time.perf_counter()
         jax.block_until_ready(jax_update(jax_params, x, y))
         compile_times["jax jit"] = time.perf_counter() - t0
-        candidates["jax jit"] = lambda p, a, b: jax_update(jax_params, a, b)
+        # (astjax.block_until_ready does not wait for JAX's arrays: block here)
+        times.update(time_rounds({"jax jit": lambda p, a, b: jax.block_until_ready(
+            jax_update(jax_params, a, b))}, params, x, y, want))
     except ImportError:
         pass
-    # the same step everywhere: check before timing
-    want = numpy_update(params, x, y)
-    for name, fn in candidates.items():
-        got = astjax.block_until_ready(fn(params, x, y))
-        for (gw, gb), (ww, wb) in zip(got, want):
-            np.testing.assert_allclose(np.asarray(gw), ww, rtol=1e-4, atol=1e-6)
-            np.testing.assert_allclose(np.asarray(gb), wb, rtol=1e-4, atol=1e-6)
-    times = {name: [] for name in candidates}
-    for _ in range(15):  # interleaved rounds: the machine is shared
-        for name, fn in candidates.items():
-            t0 = time.perf_counter()
-            astjax.block_until_ready(fn(params, x, y))
-            times[name].append(time.perf_counter() - t0)
     medians = {name: statistics.median(t) for name, t in times.items()}
     print(f"JAX tutorial MLP {LAYERS}, batch 128, one update step (median of 15):")
     for name, t in medians.items():
