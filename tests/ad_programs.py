@@ -335,3 +335,42 @@ def list_made_in_a_loop(x):
         outs.append(x * j)
         total = total + jnp.sum(outs[0])
     return total
+
+
+# --- real-valued functions of complex inputs (JAX's convention: grad = df/dx - i df/dy) ---------
+
+def complex_abs_squared(z):
+    return jnp.sum(jnp.abs(z) ** 2)
+
+
+def complex_mean_abs(z):
+    return jnp.mean(jnp.abs(z * 2.0))
+
+
+def complex_imag_exp(z):
+    return jnp.sum(jnp.imag(jnp.exp(z)))
+
+
+def complex_conj_product(z):
+    return jnp.sum(jnp.real(jnp.conj(z) * z * (1 + 2j)))
+
+
+def complex_imag_log_and_reciprocal(z):
+    return jnp.sum(jnp.imag(jnp.log(z)) + jnp.real(1.0 / z) * jnp.abs(z))
+
+
+def complex_real_of_holomorphic(z):
+    return jnp.sum(jnp.real(jnp.sin(z) / (z + 2.0) + z ** 3))
+
+
+COMPLEX_FUNCTIONS = [complex_abs_squared, complex_mean_abs, complex_imag_exp,
+                     complex_conj_product, complex_imag_log_and_reciprocal,
+                     complex_real_of_holomorphic]
+
+
+def holomorphic_vector(z):
+    return z ** 3 * jnp.sum(z) + jnp.sin(z) / (z + 2.0)
+
+
+def holomorphic_scalar(z):
+    return jnp.sum(jnp.tanh(z) * z)

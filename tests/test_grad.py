@@ -353,6 +353,27 @@ def test_lists_read_by_index_on_numba(x64, numba_backend):
         np.testing.assert_allclose(got, grad(fn)(x), rtol=1e-12)
 
 
+@pytest.mark.parametrize("fn", P.COMPLEX_FUNCTIONS, ids=lambda f: f.__name__)
+def test_real_functions_of_complex_inputs_follow_jax(x64, fn):
+    """grad of f: C^n -> R is df/dx - i df/dy (JAX's convention), and jvp is the directional
+    derivative, both checked against central differences; real, imag, conj and abs are
+    not holomorphic, so their rules are not their own transposes."""
+    z = np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.4j])
+    t = np.array([0.3 - 0.1j, -0.2 + 0.5j, 1.0 + 0.0j])
+    eps = 1e-6
+
+    def f(w):
+        return float(fn(w))
+
+    want = np.array([(f(z + eps * e) - f(z - eps * e)) / (2 * eps)
+                     - 1j * (f(z + 1j * eps * e) - f(z - 1j * eps * e)) / (2 * eps)
+                     for e in np.eye(3)])
+    np.testing.assert_allclose(grad(fn)(z), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(astjax.jit(grad(fn))(z), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jvp(fn, (z,), (t,))[1],
+                               (f(z + eps * t) - f(z - eps * t)) / (2 * eps), rtol=1e-6)
+
+
 def test_keyword_only_and_positional_only_parameters(x64):
     """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
     apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed

@@ -33,11 +33,13 @@ class _Primal(Jitted):
 class Grad(Jitted):
     """``grad`` / ``value_and_grad`` of ``fun``."""
 
-    def __init__(self, fun, argnums=0, has_aux=False, with_value=False):
+    def __init__(self, fun, argnums=0, has_aux=False, with_value=False, holomorphic=False,
+                 allow_int=False):
         super().__init__(fun)
         self.argnums = argnums
         self.has_aux = has_aux
         self.with_value = with_value
+        self.holomorphic, self.allow_int = holomorphic, allow_int
         self.kind = "value_and_grad" if with_value else "grad"
 
     def function_for(self, arg_types, program):
@@ -81,9 +83,17 @@ class Grad(Jitted):
                                  spec.parsed)
 
     def _check(self, spec, arg_types, nums):
+        """JAX's checks on the differentiated inputs and the output (their dtypes)."""
         for i in nums:
             t = arg_types[i]
             for leaf in _array_leaves(t):
+                if self.holomorphic and leaf.dtype.kind != "c":
+                    raise TypeError(f"{self.kind} with holomorphic=True requires inputs with "
+                                    f"complex dtype, but got {leaf.dtype} for argument {i} "
+                                    f"of {spec.fn.__name__}")
+                if leaf.dtype.kind not in "fc" and self.allow_int:
+                    raise NotImplementedError(f"{self.kind}(allow_int=True) with {leaf.dtype} "
+                                              f"inputs: astjax has no float0 gradients yet")
                 if leaf.dtype.kind not in "fc":
                     raise TypeError(f"{self.kind} requires real- or complex-valued inputs "
                                     f"(input dtype that is a sub-dtype of np.inexact), but got "
@@ -102,9 +112,15 @@ class Grad(Jitted):
             raise TypeError(f"Gradient only defined for scalar-output functions. Output of "
                             f"{spec.fn.__name__} was {out}; use jax-style vjp or jacrev for "
                             f"non-scalar outputs")
-        if out.dtype.kind not in "fc":
-            raise TypeError(f"{self.kind} requires real- or complex-valued outputs, but "
-                            f"{spec.fn.__name__} returns {out.dtype}")
+        if self.holomorphic and out.dtype.kind != "c":
+            raise TypeError(f"{self.kind} with holomorphic=True requires outputs with complex "
+                            f"dtype, but {spec.fn.__name__} returns {out.dtype}")
+        if not self.holomorphic and out.dtype.kind != "f":
+            raise TypeError(f"{self.kind} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but {spec.fn.__name__} returns "
+                            f"{out.dtype}. For holomorphic differentiation, pass "
+                            f"holomorphic=True. For differentiation of non-holomorphic "
+                            f"functions involving complex outputs, use vjp directly.")
 
 
 def _array_leaves(t):
@@ -121,14 +137,19 @@ def _array_leaves(t):
         yield ArrayType(dtypes.python_scalar_dtype(t.value), (), True)
 
 
-def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``."""
-    return Grad(fun, argnums, has_aux)
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
+
+    For complex inputs and a real output it is df/dx - i df/dy, as in JAX; with
+    ``holomorphic=True`` (complex inputs and output) it is f'(z). ``allow_int=True``
+    with integer inputs is not supported yet (no float0)."""
+    return Grad(fun, argnums, has_aux, holomorphic=holomorphic, allow_int=allow_int)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """``(fun(*args), grad(fun)(*args))`` from one forward and one backward sweep."""
-    return Grad(fun, argnums, has_aux, with_value=True)
+    return Grad(fun, argnums, has_aux, with_value=True, holomorphic=holomorphic,
+                allow_int=allow_int)
 
 
 class _Pullback:

@@ -96,10 +96,8 @@ class _Jacobian(Jitted):
 
     def __init__(self, fun, argnums, mode, has_aux=False, holomorphic=False, allow_int=False):
         super().__init__(fun)
-        if holomorphic:
-            raise NotImplementedError(f"{mode}(holomorphic=True): astjax does not differentiate "
-                                      f"complex functions yet")
         self.argnums, self.mode, self.has_aux = argnums, mode, has_aux
+        self.holomorphic = holomorphic
         self.allow_int = allow_int
         # a block has the input leaf's dtype (jacrev) or the output leaf's (jacfwd), as in JAX
         self.block_dtype = "input" if mode == "jacrev" else "output"
@@ -252,9 +250,15 @@ class _Jacobian(Jitted):
     def _check(self, spec, t, what):
         """JAX's dtype checks, naming the user's function and line."""
         kind = t.dtype.kind
+        if self.holomorphic:  # f'(z): complex in, complex out
+            if kind != "c":
+                raise self._error(spec, f"{self.mode} with holomorphic=True requires {what}s "
+                                  f"with complex dtype, but got {t.dtype} ({what} of "
+                                  f"{spec.fn.__name__})")
+            return
         if kind == "c":
             raise NotImplementedError(f"{self.mode} of {spec.fn.__name__}: complex {what}s "
-                                      f"are not supported yet")
+                                      f"without holomorphic=True are not supported yet")
         if kind == "f":
             return
         if what == "input" and self.mode == "jacrev":

@@ -4,11 +4,13 @@ Binary rules return cotangents of the broadcast (output) shape; the AD
 transform sums them back to each operand's shape. Constants are Python floats,
 which are weak and keep the operand's dtype. Where JAX picks a value at a point
 the derivative does not exist (abs at 0, ties of maximum, power at x == 0), the
-rule picks the same. Complex inputs are not supported yet.
+rule picks the same. Complex inputs follow JAX's convention where a rule says so (real,
+imag, conj, abs); the holomorphic ops' rules hold for complex inputs as written.
 """
 import astjax.numpy as jnp
 
 from .rules import nondifferentiable, vjp_rule
+from .vjp_shape import static
 
 _LN2 = 0.6931471805599453
 _LN10 = 2.302585092994046
@@ -100,20 +102,46 @@ def negative_vjp(z, x, g):
     return (-g,)
 
 
-@vjp_rule("positive", "real", "conjugate")
+@vjp_rule("positive")
 def identity_vjp(z, x, g):
-    # real and conjugate of a real input are the identity
+    return (g,)
+
+
+# real, imag, conj and abs of a complex input are not holomorphic. As in JAX, cotangents
+# transpose the real-linear tangent maps: real's sends a real g to the complex g + 0j,
+# imag's to -1j * g, conj's to conj(g), abs's to g * conj(x) / |x| (0 at x == 0). Forward
+# mode has their tangent maps (jvp_rules.py): these are not their own transposes.
+
+@static
+def _is_complex(dtype):
+    return dtype.kind == "c"
+
+
+@vjp_rule("real")
+def real_vjp(z, x, g):
+    if _is_complex(x.dtype):
+        return (jnp.astype(g, x.dtype),)
     return (g,)
 
 
 @vjp_rule("imag")
 def imag_vjp(z, x, g):
-    # the imaginary part of a real input is 0 whatever x is: a zero gradient
-    return (None,)
+    if _is_complex(x.dtype):
+        return (jnp.astype(g, x.dtype) * -1j,)
+    return (None,)  # the imaginary part of a real input is 0 whatever x is
+
+
+@vjp_rule("conjugate")
+def conjugate_vjp(z, x, g):
+    if _is_complex(x.dtype):
+        return (jnp.conj(g),)
+    return (g,)
 
 
 @vjp_rule("abs")
 def abs_vjp(z, x, g):
+    if _is_complex(x.dtype):
+        return (g * jnp.conj(x) / jnp.where(z == 0, 1.0, z),)
     # JAX's choice at 0: the derivative of the x >= 0 side
     return (jnp.where(x >= 0, g, -g),)
 
