@@ -41,6 +41,13 @@ def test_grad_matches_jax(fn, args, argnums, x64):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("fn", P.COMPLEX_FUNCTIONS, ids=lambda f: f.__name__)
+def test_complex_grad_matches_jax(fn, x64):
+    z = X + 1j * Y
+    np.testing.assert_allclose(np.asarray(astjax.grad(fn)(z)),
+                               np.asarray(jax.grad(as_jax(fn))(z)), rtol=1e-10, atol=1e-12)
+
+
 def test_hessian_matches_jax(x64):
     w = np.array([0.3, -0.2, 0.5])
     np.testing.assert_allclose(astjax.hessian(P.numpy_style)(w),
