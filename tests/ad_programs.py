@@ -374,3 +374,7 @@ def holomorphic_vector(z):
 
 def holomorphic_scalar(z):
     return jnp.sum(jnp.tanh(z) * z)
+
+
+def scaled_by_integers(x, n):
+    return jnp.sum(jnp.sin(x) * n)

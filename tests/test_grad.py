@@ -374,6 +374,24 @@ def test_real_functions_of_complex_inputs_follow_jax(x64, fn):
                                (f(z + eps * t) - f(z - eps * t)) / (2 * eps), rtol=1e-6)
 
 
+def test_allow_int_gives_float0_gradients():
+    """As in JAX: an integer input's gradient is zeros of dtype float0 (no data)."""
+    x, n = np.linspace(0.0, 1.0, 3).astype(np.float32), np.arange(3, dtype=np.int32)
+    gx, gn = grad(P.scaled_by_integers, argnums=(0, 1), allow_int=True)(x, n)
+    np.testing.assert_allclose(gx, np.cos(x) * n, rtol=1e-6)
+    assert gn.dtype == astjax.dtypes.float0 and gn.shape == n.shape
+    value, (gx2, gn2) = value_and_grad(P.scaled_by_integers, argnums=(0, 1),
+                                       allow_int=True)(x, n)
+    np.testing.assert_allclose(value, np.sum(np.sin(x) * n), rtol=1e-6)
+    np.testing.assert_allclose(gx2, gx)
+    assert gn2.dtype == astjax.dtypes.float0
+    g = grad(lambda p: P.scaled_by_integers(p["w"], p["k"]), allow_int=True)({"w": x, "k": n})
+    assert g["k"].dtype == astjax.dtypes.float0
+    np.testing.assert_allclose(g["w"], gx)
+    with pytest.raises(TypeError, match="requires real- or complex-valued inputs"):
+        grad(P.scaled_by_integers, argnums=1)(x, n)
+
+
 def test_keyword_only_and_positional_only_parameters(x64):
     """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
     apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed

@@ -17,6 +17,9 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
+# the dtype of a gradient with respect to an integer input (grad(allow_int=True)): no data
+float0 = np.dtype([("float0", np.void, 0)])
+
 _NARROW = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 _SUPPORTED = {bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
               float16, float32, float64, complex64, complex128}

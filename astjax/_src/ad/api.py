@@ -42,6 +42,22 @@ class Grad(Jitted):
         self.holomorphic, self.allow_int = holomorphic, allow_int
         self.kind = "value_and_grad" if with_value else "grad"
 
+    def __call__(self, *args, **kwargs):
+        out = super().__call__(*args, **kwargs)
+        if not self.allow_int:
+            return out
+        # integer inputs' gradients are float0 zeros, as in JAX (None in compiled code)
+        values = list(self.signature.bind(*args, **kwargs).arguments.values())
+        nums = _argnums_tuple(self.argnums, len(values), self.kind)
+        grads = out[1] if self.with_value else out[0] if self.has_aux else out
+        if isinstance(self.argnums, int):
+            grads = _float0_where_none(values[nums[0]], grads)
+        else:
+            grads = tuple(_float0_where_none(values[i], g) for i, g in zip(nums, grads))
+        if self.with_value:
+            return out[0], grads
+        return (grads, out[1]) if self.has_aux else grads
+
     def function_for(self, arg_types, program):
         inner = self.fun
         fn = inner.function_for(arg_types, program) if hasattr(inner, "function_for") else inner
@@ -91,10 +107,7 @@ class Grad(Jitted):
                     raise TypeError(f"{self.kind} with holomorphic=True requires inputs with "
                                     f"complex dtype, but got {leaf.dtype} for argument {i} "
                                     f"of {spec.fn.__name__}")
-                if leaf.dtype.kind not in "fc" and self.allow_int:
-                    raise NotImplementedError(f"{self.kind}(allow_int=True) with {leaf.dtype} "
-                                              f"inputs: astjax has no float0 gradients yet")
-                if leaf.dtype.kind not in "fc":
+                if leaf.dtype.kind not in "fc" and not self.allow_int:
                     raise TypeError(f"{self.kind} requires real- or complex-valued inputs "
                                     f"(input dtype that is a sub-dtype of np.inexact), but got "
                                     f"{leaf.dtype} for argument {i} of {spec.fn.__name__}. If "
@@ -123,6 +136,18 @@ class Grad(Jitted):
                             f"functions involving complex outputs, use vjp directly.")
 
 
+def _float0_where_none(arg, grad):
+    """``grad`` (shaped like ``arg``) with its None leaves, an integer input's, as float0
+    zeros of that input's shape."""
+    from .. import tree_util
+    leaves, treedef = tree_util.tree_flatten(arg)
+    grads = tree_util.tree_leaves(grad, is_leaf=lambda x: x is None)
+    filled = [np.zeros(np.shape(a), dtypes.float0) if g is None else g
+              for a, g in zip(leaves, grads)]
+    return tree_util.tree_unflatten(tree_util.tree_structure(grad, is_leaf=lambda x: x is None),
+                                    filled)
+
+
 def _array_leaves(t):
     from ..ir.types import SequenceType, TreeType
     if isinstance(t, ArrayType):
@@ -141,8 +166,9 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The gradient of scalar-valued ``fun`` with respect to argument(s) ``argnums``.
 
     For complex inputs and a real output it is df/dx - i df/dy, as in JAX; with
-    ``holomorphic=True`` (complex inputs and output) it is f'(z). ``allow_int=True``
-    with integer inputs is not supported yet (no float0)."""
+    ``holomorphic=True`` (complex inputs and output) it is f'(z). With ``allow_int=True``
+    an integer input's gradient is zeros of dtype ``astjax.dtypes.float0`` (None inside
+    compiled code)."""
     return Grad(fun, argnums, has_aux, holomorphic=holomorphic, allow_int=allow_int)
 
 
