@@ -20,7 +20,7 @@ import astjax.numpy as jnp
 from .rules import jvp_rule
 from .vjp_indexing import _times_others
 from .vjp_reductions import _count, _flattened, _keepdims, _scan_axis, prod_partials
-from .vjp_shape import static
+from .vjp_shape import is_complex
 
 
 def _plus(a, b):
@@ -49,10 +49,6 @@ def _in_dtype(x, dtype):
 # --- real, imag, conj, abs: not holomorphic for complex inputs ---------------------------------
 # (their VJP rules are the transposes of these, vjp_elementwise.py)
 
-@static
-def _is_complex(dtype):
-    return dtype.kind == "c"
-
 
 @jvp_rule("real")
 def real_jvp(z, x, tx):
@@ -63,7 +59,7 @@ def real_jvp(z, x, tx):
 
 @jvp_rule("imag")
 def imag_jvp(z, x, tx):
-    if tx is None or not _is_complex(x.dtype):
+    if tx is None or not is_complex(x.dtype):
         return None
     return jnp.imag(tx)
 
@@ -79,7 +75,7 @@ def conjugate_jvp(z, x, tx):
 def abs_jvp(z, x, tx):
     if tx is None:
         return None
-    if _is_complex(x.dtype):
+    if is_complex(x.dtype):
         return jnp.real(jnp.conj(x) * tx) / jnp.where(z == 0, 1.0, z)
     return jnp.where(x >= 0, tx, -tx)
 

@@ -10,7 +10,7 @@ imag, conj, abs); the holomorphic ops' rules hold for complex inputs as written.
 import astjax.numpy as jnp
 
 from .rules import nondifferentiable, vjp_rule
-from .vjp_shape import static
+from .vjp_shape import is_complex
 
 _LN2 = 0.6931471805599453
 _LN10 = 2.302585092994046
@@ -112,35 +112,31 @@ def identity_vjp(z, x, g):
 # imag's to -1j * g, conj's to conj(g), abs's to g * conj(x) / |x| (0 at x == 0). Forward
 # mode has their tangent maps (jvp_rules.py): these are not their own transposes.
 
-@static
-def _is_complex(dtype):
-    return dtype.kind == "c"
-
 
 @vjp_rule("real")
 def real_vjp(z, x, g):
-    if _is_complex(x.dtype):
+    if is_complex(x.dtype):
         return (jnp.astype(g, x.dtype),)
     return (g,)
 
 
 @vjp_rule("imag")
 def imag_vjp(z, x, g):
-    if _is_complex(x.dtype):
+    if is_complex(x.dtype):
         return (jnp.astype(g, x.dtype) * -1j,)
     return (None,)  # the imaginary part of a real input is 0 whatever x is
 
 
 @vjp_rule("conjugate")
 def conjugate_vjp(z, x, g):
-    if _is_complex(x.dtype):
+    if is_complex(x.dtype):
         return (jnp.conj(g),)
     return (g,)
 
 
 @vjp_rule("abs")
 def abs_vjp(z, x, g):
-    if _is_complex(x.dtype):
+    if is_complex(x.dtype):
         return (g * jnp.conj(x) / jnp.where(z == 0, 1.0, z),)
     # JAX's choice at 0: the derivative of the x >= 0 side
     return (jnp.where(x >= 0, g, -g),)

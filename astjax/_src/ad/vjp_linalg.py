@@ -19,7 +19,7 @@ from ..ops.linalg import _parse_einsum, _tensordot_axes, _transpose_axes
 from ..ops.shape import normalize_axes, normalize_axis
 from .adlib import unbroadcast
 from .rules import vjp_rule
-from .vjp_shape import each, full_ct, ndim_of, ndims, nth, shape_of, static
+from .vjp_shape import each, full_ct, is_complex, ndim_of, ndims, nth, shape_of, static
 
 # --- tensordot, and dot/inner through it ----------------------------------------------------------
 
@@ -148,16 +148,12 @@ def matmul(z, a, b, g, precision=None, preferred_element_type=None):
 
 # --- vdot, outer ----------------------------------------------------------------------------------
 
-@static
-def _is_complex(dtype):
-    return dtype.kind == "c"
-
 
 @vjp_rule("vdot")
 def vdot(z, a, b, g, precision=None, preferred_element_type=None):
     """vdot(a, b) = sum(conj(a).ravel() * b.ravel()); a and b may differ in shape."""
     dz = full_ct(g, z)
-    if _is_complex(z.dtype):
+    if is_complex(z.dtype):
         return (jnp.reshape(jnp.conj(dz * b), shape_of(a)),
                 jnp.reshape(dz * jnp.conj(a), shape_of(b)))
     return jnp.reshape(dz * b, shape_of(a)), jnp.reshape(dz * a, shape_of(b))

@@ -44,6 +44,11 @@ class static:
         return self.fn(*args, **kwargs)
 
 
+@static
+def is_complex(dtype):
+    return dtype.kind == "c"
+
+
 def full_ct(g, z):
     """The cotangent ``g`` as an array of ``z``'s shape: a Python number (0.0 stands for a
     zero cotangent) or a lower-rank array is broadcast, None (an integer result's: no
