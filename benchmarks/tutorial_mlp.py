@@ -123,7 +123,6 @@ def main():
         t0 = time.perf_counter()
         jax.block_until_ready(jax_update(jax_params, x, y))
         compile_times["jax jit"] = time.perf_counter() - t0
-        # (astjax.block_until_ready does not wait for JAX's arrays: block here)
         times.update(time_rounds({"jax jit": lambda p, a, b: jax.block_until_ready(
             jax_update(jax_params, a, b))}, params, x, y, want))
     except ImportError:

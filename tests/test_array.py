@@ -91,6 +91,19 @@ def test_device_put_get_and_block():
         astjax.device_put(1.0, "tpu:0")
 
 
+def test_block_until_ready_waits_for_other_libraries_arrays():
+    """An array of another library with a block_until_ready method (JAX's) is waited for,
+    as jax.block_until_ready does; a plain NumPy array passes through."""
+    class Pending:
+        waited = False
+
+        def block_until_ready(self):
+            Pending.waited = True
+            return self
+    tree = [Pending(), np.ones(2)]
+    assert astjax.block_until_ready(tree) is tree and Pending.waited
+
+
 def test_config_rejects_unknown_option():
     with pytest.raises(AttributeError, match="jax_enable_x64"):
         astjax.config.update("jax_enable_x65", True)

@@ -94,10 +94,11 @@ def device_get(x):
 
 
 def block_until_ready(x):
-    """Wait for every array in a pytree; raise the first error of their work."""
+    """Wait for every array in a pytree; raise the first error of their work. Other
+    arrays with a ``block_until_ready`` method (JAX's) are waited for too, as JAX does."""
     error = None
     for leaf in _leaves(x):
-        if isinstance(leaf, Array):
+        if isinstance(leaf, Array) or callable(getattr(leaf, "block_until_ready", None)):
             try:
                 leaf.block_until_ready()
             except Exception as e:  # wait for the rest before raising
