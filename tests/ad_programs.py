@@ -378,3 +378,7 @@ def holomorphic_scalar(z):
 
 def scaled_by_integers(x, n):
     return jnp.sum(jnp.sin(x) * n)
+
+
+def complex_to_real_vector(z):
+    return jnp.abs(z) ** 2 + jnp.real(z * z[0]) + jnp.imag(jnp.exp(z)) * jnp.sum(jnp.abs(z))

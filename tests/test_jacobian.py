@@ -346,6 +346,20 @@ def test_holomorphic_needs_complex_inputs(jac):
         jac(vector_fn, holomorphic=True)(X)
 
 
+def test_jacrev_of_a_real_function_of_complex_inputs(x64):
+    """Row i is output i's gradient in JAX's convention, df_i/dx - i df_i/dy (central
+    differences); jacfwd of complex inputs needs holomorphic=True here."""
+    from . import ad_programs as P
+    z = np.array([1 + 2j, 0.5 - 1j, -0.3 + 0.4j])
+    h = 1e-6
+    f = P.complex_to_real_vector
+    want = np.stack([(np.asarray(f(z + h * e)) - np.asarray(f(z - h * e))) / (2 * h)
+                     - 1j * (np.asarray(f(z + 1j * h * e)) - np.asarray(f(z - 1j * h * e)))
+                     / (2 * h) for e in np.eye(3)], axis=-1)
+    np.testing.assert_allclose(jacrev(f)(z), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jit(jacrev(f))(z), want, rtol=1e-6, atol=1e-8)
+
+
 def test_holomorphic_jacobians_are_the_complex_derivative(x64):
     """With holomorphic=True, f'(z), checked against central differences along the real
     axis (for a holomorphic f they equal those along any direction)."""

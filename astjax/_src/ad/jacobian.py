@@ -256,6 +256,8 @@ class _Jacobian(Jitted):
                                   f"with complex dtype, but got {t.dtype} ({what} of "
                                   f"{spec.fn.__name__})")
             return
+        if kind == "c" and what == "input" and self.mode == "jacrev":
+            return  # rows of df/dx - i df/dy per real output, as grad (JAX's convention)
         if kind == "c":
             raise NotImplementedError(f"{self.mode} of {spec.fn.__name__}: complex {what}s "
                                       f"without holomorphic=True are not supported yet")
