@@ -140,12 +140,10 @@ def _float0_where_none(arg, grad):
     """``grad`` (shaped like ``arg``) with its None leaves, an integer input's, as float0
     zeros of that input's shape."""
     from .. import tree_util
-    leaves, treedef = tree_util.tree_flatten(arg)
-    grads = tree_util.tree_leaves(grad, is_leaf=lambda x: x is None)
+    grads, treedef = tree_util.tree_flatten(grad, is_leaf=lambda x: x is None)
     filled = [np.zeros(np.shape(a), dtypes.float0) if g is None else g
-              for a, g in zip(leaves, grads)]
-    return tree_util.tree_unflatten(tree_util.tree_structure(grad, is_leaf=lambda x: x is None),
-                                    filled)
+              for a, g in zip(tree_util.tree_leaves(arg), grads)]
+    return tree_util.tree_unflatten(treedef, filled)
 
 
 def _array_leaves(t):
@@ -267,12 +265,11 @@ def _zeros_like_expr(t, expr, namespace):
     """Source text for a zero cotangent shaped like ``expr`` of type ``t`` (the containers
     it builds are bound in ``namespace``)."""
     from ..ir.trees import container_source, namespace_ref
-    from ..ir.types import SequenceType, TreeType
-    if isinstance(t, (SequenceType, TreeType)):
-        keys = t.keys if isinstance(t, TreeType) else range(len(t.elts))
-        kids = t.children if isinstance(t, TreeType) else t.elts
+    from ..ir.types import keyed_children
+    pairs = keyed_children(t)
+    if pairs is not None:
         return container_source(t, [_zeros_like_expr(c, f"{expr}[{k!r}]", namespace)
-                                    for k, c in zip(keys, kids)], namespace_ref(namespace))
+                                    for k, c in pairs], namespace_ref(namespace))
     if isinstance(t, ArrayType) and t.dtype.kind in "fc":
         return f"_ajx.cotangent_like(0.0, {expr})"
     return "None"

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..api import Jitted
 from ..ir.trees import container_source, namespace_ref
-from ..ir.types import ArrayType, SequenceType, Static, TreeType, type_of_value
+from ..ir.types import (ArrayType, SequenceType, Static, TreeType, keyed_children,
+                        type_of_value)
 from . import batched as bt_
 from .transform import batched_function
 
@@ -264,9 +265,7 @@ def _leaf_axes(t, spec, path=()):
     t = bt_.unwrap(t)
     if spec is None or isinstance(spec, (int, np.integer)):
         if isinstance(t, (SequenceType, TreeType)):
-            kids = bt_.children(t)
-            keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-            for key, c in zip(keys, kids):
+            for key, c in keyed_children(t):
                 yield from _leaf_axes(c, spec, path + (key,))
         elif isinstance(t, ArrayType):
             yield path, t, spec
@@ -275,9 +274,7 @@ def _leaf_axes(t, spec, path=()):
                              f"which implies that its rank should be at least {spec + 1}, "
                              f"but it is {t}")
         return
-    kids = _spec_children(spec, t)
-    keys = t.keys if isinstance(t, TreeType) else range(len(bt_.children(t)))
-    for key, c, s in zip(keys, bt_.children(t), kids):
+    for (key, c), s in zip(keyed_children(t), _spec_children(spec, t)):
         yield from _leaf_axes(c, s, path + (key,))
 
 
@@ -352,10 +349,8 @@ def _move_text(text, t, moves, ops, ref, path=()):
     if not any(p[:len(path)] == path for p in moves):
         return text
     t = bt_.unwrap(t)
-    kids = bt_.children(t)
-    keys = t.keys if isinstance(t, TreeType) else range(len(kids))
     parts = [_move_text(f"{text}[{key!r}]", c, moves, ops, ref, path + (key,))
-             for key, c in zip(keys, kids)]
+             for key, c in keyed_children(t)]
     return container_source(t, parts, ref)
 
 
@@ -382,10 +377,9 @@ def _out_leaf_axes(spec, t, path=()):
 
 def _numeric_leaves(t, path=()):
     t = bt_.unwrap(t)
-    kids = bt_.children(t)
-    if kids is not None:
-        keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-        for key, c in zip(keys, kids):
+    pairs = keyed_children(t)
+    if pairs is not None:
+        for key, c in pairs:
             yield from _numeric_leaves(c, path + (key,))
     elif isinstance(t, ArrayType) or (isinstance(t, Static) and bt_.is_array_like(t)):
         yield path, t
@@ -395,10 +389,9 @@ def _want(t, out_axes, path=()):
     """The bt the batched function must return: leaves with an out axis are batched
     (numbers included); leaves with out_axes None are left as they are."""
     t = bt_.unwrap(t)
-    kids = bt_.children(t)
-    if kids is not None:
-        keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-        return tuple(_want(c, out_axes, path + (key,)) for key, c in zip(keys, kids))
+    pairs = keyed_children(t)
+    if pairs is not None:
+        return tuple(_want(c, out_axes, path + (key,)) for key, c in pairs)
     if path in out_axes:
         return out_axes[path] is not None
     return False
@@ -406,10 +399,9 @@ def _want(t, out_axes, path=()):
 
 def _zip_out(t, out_axes, out_bt, path=()):
     t = bt_.unwrap(t)
-    kids = bt_.children(t)
-    if kids is not None:
-        keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-        for k, (key, c) in enumerate(zip(keys, kids)):
+    pairs = keyed_children(t)
+    if pairs is not None:
+        for k, (key, c) in enumerate(pairs):
             yield from _zip_out(c, out_axes, bt_.child(out_bt, k), path + (key,))
     elif path in out_axes:
         yield path, out_axes[path], bool(bt_.any_(out_bt))
@@ -422,11 +414,10 @@ def _out_text(r, t, out_axes, ops, names, lines, ref, path=()):
     text = r
     for key in path:
         text = f"{text}[{key!r}]"
-    kids = bt_.children(t)
-    if kids is not None:
-        keys = t.keys if isinstance(t, TreeType) else range(len(kids))
+    pairs = keyed_children(t)
+    if pairs is not None:
         parts = [_out_text(r, c, out_axes, ops, names, lines, ref, path + (key,))
-                 for key, c in zip(keys, kids)]
+                 for key, c in pairs]
         return container_source(t, parts, ref)
     ax = out_axes.get(path)
     if ax is None:

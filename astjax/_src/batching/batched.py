@@ -14,7 +14,8 @@ being batched, as its typed ANF records them.
 """
 import gast
 
-from ..ir.types import UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType
+from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType,
+                        keyed_children)
 
 
 def unwrap(t):
@@ -79,10 +80,9 @@ def leq(t, a, b):
 def leaves(t, b, path=()):
     """``(path, leaf type, batched)`` for every array leaf of a value of type ``t``."""
     t = unwrap(t)
-    kids = children(t)
-    if kids is not None:
-        keys = t.keys if isinstance(t, TreeType) else range(len(kids))
-        for k, (key, c) in enumerate(zip(keys, kids)):
+    pairs = keyed_children(t)
+    if pairs is not None:
+        for k, (key, c) in enumerate(pairs):
             yield from leaves(c, child(b, k), path + (key,))
     elif isinstance(t, ArrayType):
         yield path, t, bool(any_(b))

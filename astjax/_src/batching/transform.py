@@ -34,7 +34,7 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static,
-                        TreeType)
+                        TreeType, keyed_children)
 from ..ops.registry import REGISTRY
 from . import batched as bt_
 from . import sizes as _sizes  # noqa: F401  (registers same_batch_size before OPS below)
@@ -527,12 +527,11 @@ class Batcher:
         batched ones of lower rank get size-1 axes. ``allow_static``: a True leaf of b_to
         on a Static number broadcasts it too."""
         t_from, t_to = unwrap(t_from), unwrap(t_to)
-        kids = children(t_to)
-        if kids is not None:
-            kids_from = children(t_from) or kids
-            keys = t_to.keys if isinstance(t_to, TreeType) else range(len(kids))
+        pairs = keyed_children(t_to)
+        if pairs is not None:
+            kids_from = children(t_from) or [c for _, c in pairs]
             parts, changed = [], False
-            for k, (key, c) in enumerate(zip(keys, kids)):
+            for k, (key, c) in enumerate(pairs):
                 sub = self.path_text(text, t_to, (key,))
                 new = self.coerce(sub, kids_from[k], c, bt_.child(b_from, k),
                                   bt_.child(b_to, k), allow_static)
@@ -1462,11 +1461,10 @@ class Batcher:
             raise AssertionError((v, path))
         if isinstance(t, Static):
             return self.static_text(t.value)
-        kids = children(t)
-        if kids is not None:
-            keys = t.keys if isinstance(t, TreeType) else range(len(kids))
+        pairs = keyed_children(t)
+        if pairs is not None:
             return self.container(t, [self.assemble(v, c, path + (k,), leaves, stacked)
-                                      for k, c in zip(keys, kids)])
+                                      for k, c in pairs])
         raise NotImplementedError(f"vmap: cannot rebuild a {t} per example")
 
     def slice_text(self, text, t, b, index):
@@ -1476,12 +1474,11 @@ class Batcher:
             return text
         if isinstance(t, ArrayType):
             return f"{text}[{index}]"
-        kids = children(t)
-        if kids is not None:
-            keys = t.keys if isinstance(t, TreeType) else range(len(kids))
+        pairs = keyed_children(t)
+        if pairs is not None:
             return self.container(t, [
                 self.slice_text(f"{text}[{k!r}]", c, bt_.child(b, i), index)
-                for i, (k, c) in enumerate(zip(keys, kids))])
+                for i, (k, c) in enumerate(pairs)])
         raise CannotBatch(f"vmap: cannot take one example of a {t}")
 
     def region_function(self, stmts, live_in, leaves, types_after):

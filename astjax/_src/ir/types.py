@@ -105,6 +105,16 @@ class TreeType(Type):
 
 # --- helpers -------------------------------------------------------------------------------
 
+def keyed_children(t):
+    """``(key, child type)`` pairs of a container type, keys as paths name them (positions
+    for a tuple or list, the node's keys for a TreeType); None for any other type."""
+    if isinstance(t, SequenceType):
+        return list(enumerate(t.elts))
+    if isinstance(t, TreeType):
+        return list(zip(t.keys, t.children))
+    return None
+
+
 def is_numeric(t):
     """Array-like: an array type or a static Python number."""
     return isinstance(t, ArrayType) or (

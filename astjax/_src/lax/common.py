@@ -17,7 +17,7 @@ from ..frontend.parse import parse_function
 from ..frontend.synthetic import SyntheticFunction, from_source
 from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, TreeType, Type,
-                        as_array_type, type_of_value)
+                        as_array_type, keyed_children, type_of_value)
 
 
 def type_error(message):
@@ -188,11 +188,10 @@ def rebuild(t, leaf, ref, path=()):
     type)``; ``ref`` names what builds a namedtuple or registered class (see
     ir/trees.container_source)."""
     t = as_sequence(t)
-    if isinstance(t, (SequenceType, TreeType)):
-        keys = t.keys if isinstance(t, TreeType) else range(len(t.elts))
-        kids = t.children if isinstance(t, TreeType) else t.elts
-        return container_source(t, [rebuild(c, leaf, ref, path + (k,))
-                                    for k, c in zip(keys, kids)], ref)
+    pairs = keyed_children(t)
+    if pairs is not None:
+        return container_source(t, [rebuild(c, leaf, ref, path + (k,)) for k, c in pairs],
+                                ref)
     return leaf(path, t)
 
 
