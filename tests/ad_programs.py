@@ -382,3 +382,8 @@ def scaled_by_integers(x, n):
 
 def complex_to_real_vector(z):
     return jnp.abs(z) ** 2 + jnp.real(z * z[0]) + jnp.imag(jnp.exp(z)) * jnp.sum(jnp.abs(z))
+
+
+def real_to_complex_pair(x, n):
+    """A complex and a real output of real (and integer) inputs."""
+    return jnp.exp(1j * x) * jnp.sum(x ** 2 * n), jnp.sin(x) * x[0]

@@ -312,9 +312,7 @@ def test_integer_input_is_a_type_error(jac):
         jac(dict_in)({"w": W, "x": np.arange(3), "b": 0.7})
 
 
-def test_allow_int_is_not_supported_yet():
-    with pytest.raises(NotImplementedError, match="allow_int"):
-        jacrev(vector_fn, allow_int=True)(np.arange(3, dtype=np.int32))
+def test_allow_int_leaves_float_inputs_alone():
     np.testing.assert_allclose(jacrev(vector_fn, allow_int=True)(X), jacrev(vector_fn)(X))
 
 
@@ -380,5 +378,34 @@ def test_holomorphic_jacobians_are_the_complex_derivative(x64):
                                fd(grad(P.holomorphic_scalar, holomorphic=True)), rtol=1e-5)
     with pytest.raises(TypeError, match="grad requires real-valued outputs"):
         grad(P.holomorphic_scalar)(z)
-    with pytest.raises(NotImplementedError, match="complex inputs without holomorphic"):
-        jacfwd(P.holomorphic_vector)(z)
+    # without holomorphic=True, JAX's TypeErrors: forward mode needs real inputs, reverse
+    # mode real outputs
+    for jac, f in ((jacfwd, P.holomorphic_vector), (hessian, P.holomorphic_scalar)):
+        with pytest.raises(TypeError, match=f"jacfwd requires real-valued inputs.*{f.__name__}"):
+            jac(f)(z)
+    with pytest.raises(TypeError, match="jacrev requires real-valued outputs"):
+        jacrev(P.holomorphic_vector)(z)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_jacfwd_of_complex_outputs_of_real_inputs(x64, compiled):
+    """Column j is d(u + iv)/dx_j (central differences), a real output's block stays real,
+    and an integer input's jacrev block (allow_int) is zeros of its dtype, as in JAX."""
+    from . import ad_programs as P
+    x, n = np.array([0.3, -0.7, 1.1]), np.array([1, 2, 3])
+    h = 1e-6
+    wrap = jit if compiled else (lambda f: f)
+    columns = [[(np.asarray(y1) - np.asarray(y0)) / (2 * h) for y0, y1 in zip(
+        P.real_to_complex_pair(x - h * e, n), P.real_to_complex_pair(x + h * e, n))]
+        for e in np.eye(3)]  # columns[input j][output k]
+    got = wrap(jacfwd(P.real_to_complex_pair))(x, n)
+    assert got[0].dtype == np.complex128 and got[1].dtype == np.float64
+    for k, block in enumerate(got):
+        np.testing.assert_allclose(block, np.stack([c[k] for c in columns], axis=-1),
+                                   rtol=1e-6, atol=1e-9)
+    loss = lambda x, n: jnp.sum(jnp.real(P.real_to_complex_pair(x, n)[0]))  # noqa: E731
+    gx, gn = wrap(jacrev(loss, argnums=(0, 1), allow_int=True))(x, n)
+    np.testing.assert_allclose(gx, grad(loss)(x, n), rtol=1e-12)
+    assert gn.dtype == n.dtype and gn.shape == n.shape and not np.any(gn)
+    rows = wrap(jacrev(lambda n, x: P.real_to_complex_pair(x, n)[1], allow_int=True))(n, x)
+    assert rows.dtype == n.dtype and rows.shape == (3, 3) and not np.any(rows)

@@ -82,9 +82,13 @@ def _unflat(flat, leaf_dtypes, layout, lines, namespace):
     return names
 
 
+def _inexact(t):
+    return t.dtype.kind in "fc"
+
+
 def _leaf_dtype(leaves):
     """The dtype of the flat vector holding these (floating-point) leaves."""
-    return np.result_type(*[t.dtype for _, t in leaves])
+    return np.result_type(*[t.dtype for _, t in leaves]) if leaves else None
 
 
 def _tuple_source(parts):
@@ -105,18 +109,20 @@ class _Jacobian(Jitted):
     def function_for(self, arg_types, program):
         from ..frontend.synthetic import from_source
         from . import jacobian_lib
-        spec = _inner_spec(self, arg_types, program)
         nums = _argnums_tuple(self.argnums, len(arg_types), self.mode)
-        ins = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"x{k}")]
-        for _, t in ins:
-            self._check(spec, t, "input")
+        leaves = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"x{k}")]
+        for _, t in leaves:  # before the inner function's checks (hessian's jacrev), as JAX
+            self._check(t, "input")
+        spec = _inner_spec(self, arg_types, program)
+        # integer inputs (allow_int) get zero blocks and stay out of the flat Jacobian
+        ins = [leaf for leaf in leaves if _inexact(leaf[1])]
         out_type = self._output_type(spec)
         outs = _leaf_exprs(out_type, "out")
         for _, t in outs:
-            self._check(spec, t, "output")
-        if not ins or not outs:
-            raise self._error(spec, f"{self.mode} of {spec.fn.__name__}: no floating-point "
-                              f"{'input' if not ins else 'output'} to differentiate")
+            self._check(t, "output")
+        if not (ins or leaves) or not outs:
+            raise self._error(f"{self.mode} of {self._name}: no floating-point "
+                              f"{'output' if not outs else 'input'} to differentiate")
         xs = [f"x{i}" for i in range(len(arg_types))]
         ys = [f"y{j}" for j in range(len(outs))]
         as_ = [f"a{i}" for i in range(len(ins))]
@@ -132,16 +138,24 @@ class _Jacobian(Jitted):
         layouts = [_tuple_source([f"({bounds[i]}, {bounds[i + 1]}, {a}.shape)"
                                   for i, a in enumerate(names)])
                    for bounds, names in ((rows, ys), (cols, as_))]
-        lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {', '.join(layouts)}, "
-                     f"{rows[-1]}, {cols[-1]}, _y_dtype, _x_dtype)")
+        if ins:
+            lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {', '.join(layouts)}, "
+                         f"{rows[-1]}, {cols[-1]}, _y_dtype, _x_dtype)")
         typed = ins if self.block_dtype == "input" else outs
         mixed = len({t.dtype for _, t in typed}) > 1
+
+        flat_dtype = _leaf_dtype(typed)
+
+        def integer_block(j, e, t):
+            return f"jnp.zeros({ys[j]}.shape + {e}.shape, {e}.dtype)"
 
         def block(j, i):
             part = "J" if len(ys) == len(as_) == 1 else \
                 f"J[{rows[j]}:{rows[j + 1]}, {cols[i]}:{cols[i + 1]}]"
-            cast = f".astype({(as_[i] if self.block_dtype == 'input' else ys[j])}.dtype)" \
-                if mixed else ""
+            k, leaves = (i, as_) if self.block_dtype == "input" else (j, ys)
+            if mixed and flat_dtype.kind == "c" and typed[k][1].dtype.kind != "c":
+                part = f"jnp.real({part})"  # a real leaf's block in a complex Jacobian
+            cast = f".astype({leaves[k]}.dtype)" if mixed else ""
             return f"jnp.reshape({part}, {ys[j]}.shape + {as_[i]}.shape){cast}"
 
         out_leaf = iter(range(len(ys)))
@@ -150,16 +164,19 @@ class _Jacobian(Jitted):
 
         def per_output(e, t):
             j, in_leaf = next(out_leaf), iter(range(len(as_)))
-            trees = [_tree_source(arg_types[k], "", lambda e, t: block(j, next(in_leaf)),
-                                  namespace=namespace) for k in nums]
+            trees = [_tree_source(arg_types[k], f"x{k}", lambda e, t: block(
+                j, next(in_leaf)) if _inexact(t) else integer_block(j, e, t),
+                namespace=namespace) for k in nums]
             return trees[0] if isinstance(self.argnums, int) else _tuple_source(trees)
         result = _tree_source(out_type, "", per_output, namespace=namespace)
         lines.append(f"    return ({result}, r[1])" if self.has_aux else f"    return {result}")
+        source = "\n".join(lines) + "\n"
+        if not ins:  # only integer inputs (allow_int): every block is zero
+            return from_source(name, source, namespace, spec.parsed)
         if self.mode == "jacrev":
             step = self._pull(spec, arg_types, nums, out_type, outs, ins)
         else:
             step = self._push(spec, arg_types, nums, out_type, outs, ins, program)
-        source = "\n".join(lines) + "\n"
         # one sweep batched over the basis (vmap); a loop of sweeps if that does not type
         batched = from_source(name, source, dict(namespace, _step=Vmapped(
             step, in_axes=(None, None, None, 0)), _loop=getattr(
@@ -187,7 +204,8 @@ class _Jacobian(Jitted):
             cotangent = f"({cotangent}, None)"  # the aux output gets no cotangent
         args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
         lines.append(f"    g = _vjp({args}, {cotangent})[1]")
-        grads = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"g[{k}]")]
+        grads = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"g[{k}]")
+                 if _inexact(leaf[1])]
         lines.append(f"    return {_ravel_into(grads, 'x', lines)}")
         return from_source(f"{spec.name}_pull", "\n".join(lines) + "\n", namespace,
                            spec.parsed)
@@ -211,7 +229,7 @@ class _Jacobian(Jitted):
         # (argnums order); an argument named twice (argnums=(0, 0)) gets both pieces' sum
         parts = {}
         for k in nums:
-            for j, _ in enumerate(_leaf_exprs(arg_types[k], "")):
+            for j, _ in enumerate(_leaf_exprs(arg_types[k], "")):  # jacfwd: all inexact
                 parts.setdefault(k, {}).setdefault(j, []).append(next(vs))
         pieces = {k: iter([" + ".join(by_leaf[j]) for j in sorted(by_leaf)])
                   for k, by_leaf in parts.items()}
@@ -232,41 +250,55 @@ class _Jacobian(Jitted):
         return from_source(f"{spec.name}_push", "\n".join(lines) + "\n", namespace,
                            spec.parsed)
 
-    def _error(self, spec, message):
-        """A TypeError located at the user's function."""
-        from ..errors import TypeCheckError
-        return spec.parsed.error(spec.parsed.node, message, TypeCheckError)
+    @property
+    def _user_function(self):
+        fn = self.fun
+        while isinstance(fn, _Jacobian):  # hessian's function is inside a jacrev
+            fn = fn.fun
+        return fn
+
+    @property
+    def _name(self):
+        return getattr(self._user_function, "__name__", "the function")
+
+    def _error(self, message):
+        """A TypeError located at the user's function (where its source can be read)."""
+        from ..errors import AstjaxError, TypeCheckError
+        from ..frontend.parse import parse_function
+        try:
+            parsed = parse_function(self._user_function)
+        except AstjaxError:
+            return TypeCheckError(message)
+        return parsed.error(parsed.node, message, TypeCheckError)
 
     def _output_type(self, spec):
         out = spec.return_type
         if self.has_aux:
             if not (hasattr(out, "elts") and len(out.elts) == 2):
-                raise self._error(spec, f"{self.mode} with has_aux=True requires "
-                                  f"{spec.fn.__name__} to return a pair (output, aux), got "
+                raise self._error(f"{self.mode} with has_aux=True requires "
+                                  f"{self._name} to return a pair (output, aux), got "
                                   f"{out}")
             out = out.elts[0]
         return out
 
-    def _check(self, spec, t, what):
+    def _check(self, t, what):
         """JAX's dtype checks, naming the user's function and line."""
         kind = t.dtype.kind
         if self.holomorphic:  # f'(z): complex in, complex out
             if kind != "c":
-                raise self._error(spec, f"{self.mode} with holomorphic=True requires {what}s "
+                raise self._error(f"{self.mode} with holomorphic=True requires {what}s "
                                   f"with complex dtype, but got {t.dtype} ({what} of "
-                                  f"{spec.fn.__name__})")
+                                  f"{self._name})")
+            return
+        if kind == "f":
             return
         if kind == "c" and what == "input" and self.mode == "jacrev":
             return  # rows of df/dx - i df/dy per real output, as grad (JAX's convention)
-        if kind == "c":
-            raise NotImplementedError(f"{self.mode} of {spec.fn.__name__}: complex {what}s "
-                                      f"without holomorphic=True are not supported yet")
-        if kind == "f":
-            return
+        if kind == "c" and what == "output" and self.mode == "jacfwd":
+            return  # columns d(u + iv)/dx for real inputs x
         if what == "input" and self.mode == "jacrev":
             if self.allow_int:
-                raise NotImplementedError(f"jacrev(allow_int=True) with {t.dtype} inputs: "
-                                          f"astjax has no float0 Jacobians yet")
+                return  # a zero block of the input's dtype, as JAX's
             message = (f"jacrev requires real- or complex-valued inputs (input dtype that is a "
                        f"sub-dtype of np.inexact), but got {t.dtype}. If you want to use "
                        f"Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
@@ -282,7 +314,7 @@ class _Jacobian(Jitted):
                        f"differentiation, pass holomorphic=True. For differentiation of "
                        f"non-holomorphic functions involving complex outputs, use "
                        f"{'vjp' if self.mode == 'jacrev' else 'jvp'} directly.")
-        raise self._error(spec, f"{message} ({what} of {spec.fn.__name__})")
+        raise self._error(f"{message} ({what} of {self._name})")
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
