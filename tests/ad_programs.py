@@ -333,8 +333,29 @@ def list_made_in_a_loop(x):
     for j in range(2):
         outs = []
         outs.append(x * j)
-        total = total + jnp.sum(outs[0])
+        total = total + jnp.sum(outs[0] * outs[-1])  # (a negative index: ad.analysis)
     return total
+
+
+def _sum_of_squares(hs):
+    s = 0.0
+    for h in hs:
+        s = s + jnp.sum(h ** 2)
+    return s
+
+
+def list_passed_to_a_call(x):
+    hs = []
+    for i in range(3):
+        hs.append(jnp.sin(x * i))
+    return _sum_of_squares(hs)
+
+
+def list_sliced(x):
+    hs = []
+    for i in range(3):
+        hs.append(jnp.sin(x * i))
+    return jnp.sum(jnp.stack(hs[1:]))
 
 
 # --- real-valued functions of complex inputs (JAX's convention: grad = df/dx - i df/dy) ---------

@@ -341,6 +341,19 @@ def test_lists_built_with_append_and_read_by_index(x64):
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
                                         r"list 'outs' by index needs the list made once"):
         grad(P.list_made_in_a_loop)(x)
+    # other uses of such a list would drop its cotangent: the user's error (forward mode
+    # slices tangent lists, but a call falls back to the pullback)
+    jvp_of = lambda f: (lambda x: jvp(f, (x,), (x,))[1])  # noqa: E731
+    for transform, fn, use in ((grad, P.list_passed_to_a_call, "passed to _sum_of_squares()"),
+                               (jvp_of, P.list_passed_to_a_call, "passed to _sum_of_squares()"),
+                               (grad, P.list_sliced, "used here")):
+        with pytest.raises(TypeError, match=rf"ad_programs.py:\d+:\d+: the list 'hs' "
+                                            rf"\(built with append\) is {use}"):
+            transform(fn)(x)
+    eps = 1e-6
+    np.testing.assert_allclose(jvp_of(P.list_sliced)(x), (P.list_sliced(x + eps * x) -
+                                                           P.list_sliced(x - eps * x)) / (2 * eps),
+                               rtol=1e-7)
 
 
 def test_lists_read_by_index_on_numba(x64, numba_backend):

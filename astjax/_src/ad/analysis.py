@@ -2,7 +2,7 @@
 import gast
 
 from ..ir import anno
-from ..ir.types import ArrayType, SequenceType, Static, TreeType
+from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
 
 
 def float_leaves(t, path=()):
@@ -117,8 +117,9 @@ def liveness(fdef, out, keys=None):
                         changed |= mark_all(v)
             elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
                     anno.get(value, "op") is None and isinstance(value.value, gast.Name) and \
-                    child_key(value) is not None and keys_used is None:
-                changed |= mark(value.value.id, child_key(value))
+                    child_key(value) is not None and keys_used is None and \
+                    not isinstance(anno.get(value.value, "type"), ListType):
+                changed |= mark(value.value.id, child_key(value))  # (a list is live whole)
             else:
                 changed |= mark_all(value)
         for call in appends:  # a value pushed on a live list is read when popped

@@ -33,7 +33,7 @@ from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
-from .reverse import (_ajx, _call, _locate, _sub, leaf_name, literal_node,
+from .reverse import (_ajx, _call, _locate, _sub, holds_float_list, leaf_name, literal_node,
                       refuse_list_residuals, rule_arguments, tree_expr)
 
 
@@ -440,6 +440,8 @@ class ForwardMode:
         for (name, p), param_type in zip(sig.parameters.items(), callee.arg_types):
             node = bound.arguments.get(name)
             node = node if node is not None else literal_node(p.default)
+            if holds_float_list(param_type):  # (the pullback's error names the user's line)
+                raise NoTangentRule(f"a list passed to {callee.fn.__name__}()")
             args.append(anno.clean_copy(node))
             tangents.append(self.assemble(param_type, node))
         fn = forward_function(callee)

@@ -73,6 +73,11 @@ def list_read(value, local_names):
     return None
 
 
+def holds_float_list(t):
+    """A list built at run time (append) with floating-point elements."""
+    return isinstance(t, ListType) and any(True for _ in float_leaves(t.elt))
+
+
 def _holds_list(t):
     if isinstance(t, ListType):
         return True
@@ -786,6 +791,9 @@ class ReverseMode:
             # a constant replaces the variable: the old value's cotangent starts from zero
             return [assign(self.ct(target, path), const(0.0))
                     for path in self.float_paths().get(target, ())]
+        if holds_float_list(t) or leaves and \
+                self.stacked_list(value, anno.get(value, "op")) is None:
+            self.refuse_other_list_uses(s)
         if not leaves:
             return []
         if anno.has(value, "folded") or isinstance(value, gast.Constant):
@@ -826,6 +834,24 @@ class ReverseMode:
         if index is not None:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
+
+    def refuse_other_list_uses(self, s):
+        """A list built with append reaches the result only through appends, pops, reads by
+        index, loops and stacking: any other use (an argument to a call, a slice) would drop
+        its cotangent, so it is the user's error rather than a wrong derivative."""
+        value = s.value
+        if isinstance(value, gast.Name) or anno.get(value, "list_pop") or \
+                list_read(value, self.locals()) is not None:
+            return
+        for n in gast.walk(value):
+            if isinstance(n, gast.Name) and n.id in self.locals() and \
+                    holds_float_list(anno.get(n, "type")):
+                callee = anno.get(value, "callee")
+                use = f"passed to {callee.fn.__name__}()" if callee is not None else "used here"
+                raise self.error(s, f"the list {n.id!r} (built with append) is {use}: "
+                                 f"differentiating that is not supported yet. Read its "
+                                 f"elements in this function ({n.id}[i], for x in {n.id}), "
+                                 f"or pass jnp.stack({n.id})")
 
     def element_cotangents(self, var, t):
         """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
