@@ -791,8 +791,7 @@ class ReverseMode:
             # a constant replaces the variable: the old value's cotangent starts from zero
             return [assign(self.ct(target, path), const(0.0))
                     for path in self.float_paths().get(target, ())]
-        if holds_float_list(t) or leaves and \
-                self.stacked_list(value, anno.get(value, "op")) is None:
+        if (leaves or _holds_list(t)) and self.stacked_list(value, anno.get(value, "op")) is None:
             self.refuse_other_list_uses(s)
         if not leaves:
             return []
