@@ -510,3 +510,30 @@ def test_a_failed_parallel_analysis_recompiles_serial(numba_backend):
         want = np.tanh(want @ w + b)
     np.testing.assert_allclose(got, want, rtol=1e-5)
     np.testing.assert_allclose(f(params, x), want, rtol=1e-5)  # the fast path too
+
+
+def _layers_run_twice(params, x):
+    total = jnp.zeros((), x.dtype)
+    for rep in range(2):  # the loop over the layers runs again: its first trip reads h anew
+        h = x
+        for w in params:
+            h = jnp.tanh(h @ w)
+        total = total + jnp.sum(h)
+    return total
+
+
+@pytest.mark.parametrize("argnums", [0, (0, 1)])
+def test_the_last_trip_skips_what_only_a_next_trip_reads(numba_backend, x64, argnums):
+    """The backward loop over the layers computes each layer input's cotangent for the
+    next trip; in its last trip that is x's, which grad with respect to params alone never
+    reads: that product runs under ``if k != n - 1`` (numba_cpu/last_trip.py)."""
+    import re
+    r = np.random.default_rng(3)
+    params = tuple(r.normal(size=(4, 4)) * 0.5 for _ in range(3))
+    x = r.normal(size=(2, 4))
+    fn = astjax.grad(_layers_run_twice, argnums=argnums)
+    got, compiled = _run(fn, params, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, fn(params, x), 1e-12)
+    guarded = re.search(r"if (\w+) != (\w+) - 1:\n(\s+.*\n)*?\s+\w+ = np\.dot\(", compiled.source)
+    assert (guarded is not None) == (argnums == 0), compiled.source

@@ -78,6 +78,8 @@ def propagate_copies(fdef):
     _trivial_ops_to_copies(fdef)
     remove_dead_stores(fdef)
     rename_redefinitions(fdef)
+    from .liveness import rename_block_locals
+    rename_block_locals(fdef)
     while _propagate_once(fdef):
         pass
     _remove_unread_tapes(fdef)
@@ -105,6 +107,17 @@ def rename_redefinitions(fdef):
                         for load in load_nodes(stmts[k]):
                             if load.id == name:
                                 load.id = fresh
+
+
+def statement_lists(fdef):
+    """Every block of ``fdef``: the function's body, loop bodies, branches."""
+    found = []
+    for node in gast.walk(fdef):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                found.append(stmts)
+    return found
 
 
 def _remove_unread_tapes(fdef):
@@ -267,38 +280,41 @@ def _prune_decided_branches(fdef):
 EFFECTFUL = {"same_batch_size"}  # ops kept for what they check, read or not
 
 
+def pure_assignment(s):
+    """``x = value`` with a value that has no effect but its result (names, constants,
+    tuples, reads, op results: ops are pure): skipping it loses nothing if x is unread."""
+    return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
+        isinstance(s.value, (gast.Name, gast.Constant, gast.Tuple, gast.Subscript,
+                             gast.Attribute)) or anno.get(s.value, "op") is not None) \
+        and getattr(anno.get(s.value, "op"), "name", None) not in EFFECTFUL
+
+
 def remove_dead_stores(fdef):
-    """Drop assignments of pure values (names, constants, tuples, reads, op results) nobody
-    reads, and those overwritten later in the same block before any read. Reads are
-    counted once; dropping a statement uncounts its reads, which may free others."""
+    """Drop assignments of pure values whose results nothing that matters reads (marked
+    from the return, branch and loop headers and effectful statements, so an accumulator
+    read only by itself goes too), and those overwritten later in the same block before
+    any read."""
     _remove_overwritten(fdef)
     _remove_static(fdef)
-    pure = (gast.Name, gast.Constant, gast.Tuple, gast.Subscript, gast.Attribute)
-    reads = {}
-    for n in load_nodes(fdef):
-        reads[n.id] = reads.get(n.id, 0) + 1
-    defs = {}  # ops are pure: an unread result (a cotangent nobody asked for) can go
+    defs, live = {}, set()
     for s in gast.walk(fdef):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
-                isinstance(s.value, pure) or anno.get(s.value, "op") is not None) \
-                and getattr(anno.get(s.value, "op"), "name", None) not in EFFECTFUL:
+        if pure_assignment(s):
             defs.setdefault(s.targets[0].id, []).append(s)
-    unread = [name for name in defs if not reads.get(name)]
-    dead, uncounted = set(), set()
-    while unread:
-        for s in defs[unread.pop()]:
-            if id(s) in dead:
-                continue
-            dead.add(id(s))
+        elif isinstance(s, (gast.If, gast.While)):
+            live.update(n.id for n in load_nodes(s.test))
+        elif isinstance(s, gast.For):
+            live.update(n.id for n in load_nodes(s.iter))
+        elif isinstance(s, gast.stmt) and not isinstance(s, gast.FunctionDef):
+            live.update(n.id for n in load_nodes(s))
+    work = list(live)
+    while work:
+        for s in defs.get(work.pop(), ()):
             for n in load_nodes(s):
-                if id(n) in uncounted:  # a node two statements share counts once
-                    continue
-                uncounted.add(id(n))
-                reads[n.id] -= 1
-                if reads[n.id] == 0 and n.id in defs:
-                    unread.append(n.id)
-    if dead:
-        _remove(fdef, lambda s: id(s) in dead)
+                if n.id not in live:
+                    live.add(n.id)
+                    work.append(n.id)
+    if any(name not in live for name in defs):
+        _remove(fdef, lambda s: pure_assignment(s) and s.targets[0].id not in live)
 
 
 def _remove(fdef, predicate):
