@@ -537,3 +537,49 @@ def test_the_last_trip_skips_what_only_a_next_trip_reads(numba_backend, x64, arg
     _assert_tree_close(got, fn(params, x), 1e-12)
     guarded = re.search(r"if (\w+) != (\w+) - 1:\n(\s+.*\n)*?\s+\w+ = np\.dot\(", compiled.source)
     assert (guarded is not None) == (argnums == 0), compiled.source
+
+
+def _scalar_steps(x):
+    for i in range(50):
+        x = x - 0.01 * jnp.sin(x) * x
+    return x
+
+
+def _chain_depth(source, carried):
+    """Operations on the longest path from ``carried`` (read at the top of the backward
+    loop) to its next value in one trip, from the loop's ``name = expr`` lines."""
+    import re
+    body = source.split(f"for _0")[1].split("\n    grad_")[0]
+    depth = {carried: 0}
+    for target, expr in re.findall(r"^\s+(\w+) = (.+?)(?:  #.*)?$", body, re.M):
+        read = [depth[n] for n in re.findall(r"\w+", expr) if n in depth]
+        if read:
+            depth[target] = max(read) + 1
+    return depth[carried]
+
+
+def test_products_on_a_carried_scalar_are_multiplied_last(numba_backend, x64):
+    """The backward sweep's ``((-g * x) * 0.01) * cos(x)`` becomes ``((0.01 * x) *
+    cos(x)) * -g``: one product on the chain from one trip's cotangent to the next
+    (numba_cpu/carried_chains.py), the same value to rounding."""
+    grad = astjax.grad(_scalar_steps)
+    got, compiled = _run(grad, 0.5)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_allclose(got, grad(0.5), rtol=1e-13)
+    carried = __import__("re").search(r"(d_x\w*) = np\.float64\(1\.0\)", compiled.source)[1]
+    assert _chain_depth(compiled.source, carried) == 5, compiled.source
+
+
+def _plus_one(x):
+    return x + 1.0
+
+
+def test_scalar_calls_on_the_fast_path(numba_backend):
+    """One scalar in, a 0-d result out (Numba returns a Python number): the fast path's
+    own branch gives the same Array as the full path, for each kind of scalar."""
+    f = astjax.jit(_plus_one)
+    for x in [np.float32(0.5), 0.5, np.float64(0.5), 2, np.float32(-3.0)] * 2:
+        got = f(x)
+        assert isinstance(got, astjax.Array) and got.shape == () and got.dtype == np.float32
+        assert float(got) == np.float32(x) + np.float32(1.0)
+    assert len(f.fast) >= 3

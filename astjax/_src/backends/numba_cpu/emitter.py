@@ -21,7 +21,7 @@ from ...ir.types import (ArrayType, IndexType, SequenceType, Static, TreeType,
                          as_array_type)
 from ...ir.peel import widens
 from ..python import PythonEmitter
-from . import donation, fusion, last_trip, simplify
+from . import carried_chains, donation, fusion, last_trip, simplify
 from .parallel import loop_nest
 from .scalar import typed_literal
 
@@ -127,6 +127,7 @@ class NumbaEmitter(PythonEmitter):
     def function(self, spec):
         simplify.propagate_copies(spec.fdef)
         last_trip.skip_last_trip_work(spec.fdef)
+        carried_chains.shorten_carried_chains(spec.fdef)
         self.names = fusion.Names(spec.fdef)
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)

@@ -26,10 +26,14 @@ def key(args):
     values, or big enough for async dispatch to queue the call)."""
     parts, nbytes = [], 0
     for a in args:
-        if type(a) is np.ndarray:  # the usual case, inline
+        t = type(a)
+        if t is np.ndarray:  # the usual cases, inline
             shape = a.shape  # which dims are 1; just the rank when none is
             parts.append((a.dtype, tuple(d == 1 for d in shape) if 1 in shape else len(shape)))
             nbytes += a.nbytes
+            continue
+        if t in _NUMPY_SCALARS or t in _SCALARS:
+            parts.append(t)
             continue
         part = _part(a)
         if part is None:
@@ -102,13 +106,18 @@ def fast_call(compiled, key):
 
         def call(args):  # one argument, one array: the usual small call, inlined
             try:
-                out = entry(convert(args[0]))
+                out = entry(args[0] if convert is None else convert(args[0]))
             except (ValueError, IndexError, ArithmeticError, AssertionError):
                 return None  # RuntimeBroadcast, or an error: the full path reruns in Python
-            if type(out) is np.ndarray and out.dtype is dtype:
-                return new_array(out, weak)
+            if type(out) is np.ndarray:
+                if out.dtype is dtype:
+                    return new_array(out, weak)
+            elif out_type.ndim == 0:  # Numba returns a 0-d result as a Python number
+                return new_array(np.asarray(out, dtype), weak)
             return wrap(out)
         return call
+
+    converters = [(lambda a: a) if convert is None else convert for convert in converters]
 
     def call(args):
         try:
@@ -145,12 +154,15 @@ def _plain(t):
 
 
 def _converter(t, part):
-    """How an argument matching key ``part`` becomes the entry's input of type ``t``."""
+    """How an argument matching key ``part`` becomes the entry's input of type ``t``
+    (None: as it is)."""
     if not isinstance(t, ArrayType):
         return lambda a: to_numba(a, t)  # a container: converted leaf by leaf
     dtype = t.dtype
     if t.ndim == 0:
         scalar = dtype.type
+        if part is scalar:  # np.float32(0.5) for a float32 scalar
+            return None
         if isinstance(part, tuple) and part[0] == "Array":
             return lambda a: scalar(a._value)
         return scalar
