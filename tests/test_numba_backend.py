@@ -378,6 +378,21 @@ def test_parallel_loops_match_sequential(numba_backend):
     (compiled,) = f.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
     assert "_nb.prange" in compiled.source and "def _kernel" in compiled.source
+    # a kernel's outer index is unsigned where it subscripts (no wraparound branch: the
+    # loop vectorizes), here over rows of 2-D arrays with a broadcast row
+    import re
+    assert re.search(r"for (u\d+) in range\(np\.uintp\(\w+\), np\.uintp\(\w+\)\):\n"
+                     r"\s+\w+\[\1\] = ", compiled.source), compiled.source
+    g = astjax.jit(astjax.grad(_rows_times_weights, argnums=(0, 1)), parallel=True)
+    w, x = rng.normal(size=4), rng.normal(size=(20_000, 4))
+    _assert_tree_close(g(w, x), astjax.grad(_rows_times_weights, argnums=(0, 1))(w, x), 1e-4)
+    (compiled,) = g.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert "_nb.prange" in compiled.source
+
+
+def _rows_times_weights(w, x):
+    return jnp.sum(jnp.tanh(x * w) * jnp.exp(-x))
 
 
 def neg_sum_sq(x):

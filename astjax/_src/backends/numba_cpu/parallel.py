@@ -14,7 +14,11 @@ outer index, and only a call to it sits inside the ``prange``::
             _kernel3(c3 * n0 // chunks3, (c3 + 1) * n0 // chunks3, x, out, n1)
 
 Each chunk writes its own rows of the outputs, and the kernel's loop vectorizes
-as the sequential one does.
+as the sequential one does. For that its outer index is unsigned where it subscripts
+an array: Numba wraps a signed index that may be negative (``x[i]`` with ``i`` from
+``range(start, stop)`` is ``x[i + n]`` when ``i < 0``), and that branch per element kept
+LLVM from vectorizing the kernels (exp over 1M floats: 1.33 ms against 0.55 ms).
+Arithmetic on the index (``x[i * s]``) keeps a signed copy.
 """
 import ast
 import builtins
@@ -36,7 +40,12 @@ def loop_nest(emitter, sizes, idx, body):
         return _nest(emitter, sizes, idx, body, 0)
     kernel = emitter.names.fresh("_kernel")
     start, stop = emitter.names.fresh("start"), emitter.names.fresh("stop")
-    inner = _nest(emitter, [f"{start}, {stop}"] + sizes[1:], idx, body, 1)
+    unsigned = emitter.names.fresh("u")
+    body, signed_left = _unsigned_subscripts(body, idx[0], unsigned)
+    if signed_left:
+        body = [f"{idx[0]} = np.intp({unsigned})"] + body
+    inner = _nest(emitter, [f"np.uintp({start}), np.uintp({stop})"] + sizes[1:],
+                  [unsigned] + list(idx[1:]), body, 1)
     params = _free_names(inner, set(idx) | {start, stop})
     emitter.kernels.append(
         [emitter.kernel_decorator(), f"def {kernel}({', '.join([start, stop] + params)}):"]
@@ -63,6 +72,37 @@ def _nest(emitter, sizes, idx, body, depth):
         else:
             lines.append(_INDENT * inner + item)
     return lines
+
+
+def _unsigned_subscripts(body, index, unsigned):
+    """``body`` with ``index`` replaced by ``unsigned`` where it is a subscript (or one
+    of a subscript's indices), and whether ``index`` is still read elsewhere."""
+    out, left = [], False
+    for item in body:
+        text = item[0] if isinstance(item, tuple) else item
+        try:
+            tree = ast.parse(text.strip())
+        except SyntaxError:
+            tree = None
+        if tree is not None:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Subscript):
+                    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else None
+                    if parts is None and _is_name(node.slice, index):
+                        node.slice = ast.Name(id=unsigned, ctx=ast.Load())
+                    for k, part in enumerate(parts or ()):
+                        if _is_name(part, index):
+                            parts[k] = ast.Name(id=unsigned, ctx=ast.Load())
+            text = ast.unparse(tree)
+            left = left or any(_is_name(n, index) for n in ast.walk(tree))
+        else:
+            left = True
+        out.append((text, item[1]) if isinstance(item, tuple) else text)
+    return out, left
+
+
+def _is_name(node, name):
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _free_names(lines, bound):
