@@ -401,6 +401,10 @@ def test_allow_int_gives_float0_gradients():
     g = grad(lambda p: P.scaled_by_integers(p["w"], p["k"]), allow_int=True)({"w": x, "k": n})
     assert g["k"].dtype == astjax.dtypes.float0
     np.testing.assert_allclose(g["w"], gx)
+    # jit of the gradient function too (inside other compiled code it is None)
+    gx3, gn3 = astjax.jit(grad(P.scaled_by_integers, argnums=(0, 1), allow_int=True))(x, n)
+    np.testing.assert_allclose(gx3, gx)
+    assert gn3.dtype == astjax.dtypes.float0 and gn3.shape == n.shape
     with pytest.raises(TypeError, match="requires real- or complex-valued inputs"):
         grad(P.scaled_by_integers, argnums=1)(x, n)
 

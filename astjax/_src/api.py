@@ -565,7 +565,17 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), p
     if fun is None:
         return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
                              donate_argnums=donate_argnums, parallel=parallel)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, parallel)
+    cls = _JittedFinished if getattr(fun, "allow_int", False) and hasattr(fun, "finish") \
+        else Jitted
+    return cls(fun, static_argnums, static_argnames, donate_argnums, parallel)
+
+
+class _JittedFinished(Jitted):
+    """``jit`` of a transform whose results its own ``finish`` completes outside compiled
+    code (``grad(allow_int=True)``: an integer input's float0 gradient)."""
+
+    def __call__(self, *args, **kwargs):
+        return self.fun.finish(args, kwargs, super().__call__(*args, **kwargs))
 
 
 def make_source(fun, static_argnums=(), static_argnames=()):

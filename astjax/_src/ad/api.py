@@ -43,10 +43,13 @@ class Grad(Jitted):
         self.kind = "value_and_grad" if with_value else "grad"
 
     def __call__(self, *args, **kwargs):
-        out = super().__call__(*args, **kwargs)
+        return self.finish(args, kwargs, super().__call__(*args, **kwargs))
+
+    def finish(self, args, kwargs, out):
+        """``out`` with integer inputs' gradients as float0 zeros, as in JAX (they are
+        None in compiled code); also where ``jit`` calls this function."""
         if not self.allow_int:
             return out
-        # integer inputs' gradients are float0 zeros, as in JAX (None in compiled code)
         values = list(self.signature.bind(*args, **kwargs).arguments.values())
         nums = _argnums_tuple(self.argnums, len(values), self.kind)
         grads = out[1] if self.with_value else out[0] if self.has_aux else out
