@@ -564,7 +564,7 @@ def _chain_depth(source, carried):
     """Operations on the longest path from ``carried`` (read at the top of the backward
     loop) to its next value in one trip, from the loop's ``name = expr`` lines."""
     import re
-    body = source.split(f"for _0")[1].split("\n    grad_")[0]
+    body = source.split("for _0")[1].split("\n    grad_")[0]
     depth = {carried: 0}
     for target, expr in re.findall(r"^\s+(\w+) = (.+?)(?:  #.*)?$", body, re.M):
         read = [depth[n] for n in re.findall(r"\w+", expr) if n in depth]

@@ -143,10 +143,9 @@ class _Jacobian(Jitted):
                          f"{rows[-1]}, {cols[-1]}, _y_dtype, _x_dtype)")
         typed = ins if self.block_dtype == "input" else outs
         mixed = len({t.dtype for _, t in typed}) > 1
-
         flat_dtype = _leaf_dtype(typed)
 
-        def integer_block(j, e, t):
+        def integer_block(j, e):  # jacrev(allow_int=True): zeros of the input's dtype
             return f"jnp.zeros({ys[j]}.shape + {e}.shape, {e}.dtype)"
 
         def block(j, i):
@@ -165,7 +164,7 @@ class _Jacobian(Jitted):
         def per_output(e, t):
             j, in_leaf = next(out_leaf), iter(range(len(as_)))
             trees = [_tree_source(arg_types[k], f"x{k}", lambda e, t: block(
-                j, next(in_leaf)) if _inexact(t) else integer_block(j, e, t),
+                j, next(in_leaf)) if _inexact(t) else integer_block(j, e),
                 namespace=namespace) for k in nums]
             return trees[0] if isinstance(self.argnums, int) else _tuple_source(trees)
         result = _tree_source(out_type, "", per_output, namespace=namespace)
