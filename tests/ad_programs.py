@@ -337,6 +337,14 @@ def list_made_in_a_loop(x):
     return total
 
 
+def list_display_then_appended(x):
+    """The NumPy habit: a list display grown by append, read from its end."""
+    acts = [x]
+    for k in range(3):
+        acts.append(jnp.tanh(acts[-1] * (0.5 + k)))
+    return jnp.sum(acts[-1] ** 2) + jnp.sum(acts[1] * acts[0])
+
+
 def _sum_of_squares(hs):
     s = 0.0
     for h in hs:

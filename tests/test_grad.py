@@ -338,6 +338,7 @@ def test_lists_built_with_append_and_read_by_index(x64):
     x = np.linspace(0.1, 1.0, 4)
     check_grads(P.rnn_over_a_list, (x,), order=2)
     check_grads(P.pairs_in_a_list, (x,), order=2)
+    check_grads(P.list_display_then_appended, (x,), order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
                                         r"list 'outs' by index needs the list made once"):
         grad(P.list_made_in_a_loop)(x)
@@ -358,7 +359,7 @@ def test_lists_built_with_append_and_read_by_index(x64):
 
 def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
-    for fn in (P.rnn_over_a_list, P.pairs_in_a_list):
+    for fn in (P.rnn_over_a_list, P.pairs_in_a_list, P.list_display_then_appended):
         jitted = astjax.jit(grad(fn))
         got = jitted(x)
         (compiled,) = jitted.cache.values()

@@ -69,6 +69,7 @@ class Desugar:
     def function(self, fdef):
         _DictComprehensions(self.parsed).visit(fdef)
         lift_nested_functions(self.parsed, self.names, fdef)
+        _grown_list_displays_as_appends(fdef)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
         body = self.loops_over_sequences(body)
         early = self._has_early_return(body)
@@ -277,6 +278,34 @@ class Desugar:
 
 
 DICT_FROM = "_astjax_dict_from"  # lax/trees.py's dict_from, whatever the user's names
+
+
+def _grown_list_displays_as_appends(fdef):
+    """``xs = [a, b]`` for a list the function appends to later becomes ``xs = []`` and an
+    append per element: a list built at run time from the start (one element type), as the
+    NumPy habit ``activations = [x]; ... activations.append(h)`` expects."""
+    grown = {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
+             isinstance(n.func, gast.Attribute) and n.func.attr == "append" and
+             isinstance(n.func.value, gast.Name)}
+    if not grown:
+        return
+    blocks = [getattr(n, f) for n in gast.walk(fdef) for f in ("body", "orelse")
+              if isinstance(getattr(n, f, None), list)]
+    for stmts in blocks:
+        new = []
+        for s in stmts:
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                    isinstance(s.targets[0], gast.Name) and s.targets[0].id in grown and \
+                    isinstance(s.value, gast.List) and s.value.elts and \
+                    not any(isinstance(e, gast.Starred) for e in s.value.elts):
+                name = s.targets[0].id
+                new.append(assign(name, gast.List(elts=[], ctx=gast.Load()), s))
+                new += [copy_loc(gast.Expr(value=gast.Call(func=gast.Attribute(
+                    value=load(name), attr="append", ctx=gast.Load()), args=[e],
+                    keywords=[])), s) for e in s.value.elts]
+            else:
+                new.append(s)
+        stmts[:] = new
 
 
 class _DictComprehensions(gast.NodeTransformer):
