@@ -359,6 +359,17 @@ def list_passed_to_a_call(x):
     return _sum_of_squares(hs)
 
 
+def _grow(hs, x):
+    hs.append(x)
+    return jnp.sum(hs[0])
+
+
+def list_argument_appended_to(x):
+    hs = []
+    hs.append(x * 2.0)
+    return _grow(hs, x)
+
+
 def list_sliced(x):
     hs = []
     for i in range(3):

@@ -30,7 +30,7 @@ import gast
 from ..frontend.naming import Names, assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ListType, SequenceType, Static
+from ..ir.types import ListType, SequenceType, Static, TreeType
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
 from .reverse import (_ajx, _call, _locate, _sub, holds_float_list, leaf_name, literal_node,
@@ -87,6 +87,15 @@ def forward_function(spec):
     return hit[1]
 
 
+def _list_inside(t):
+    """A container (or a list of lists) holding a list of floating-point values."""
+    if isinstance(t, ListType):
+        return _list_inside(t.elt) or isinstance(t.elt, ListType) and holds_float_list(t.elt)
+    children = t.elts if isinstance(t, SequenceType) else \
+        t.children if isinstance(t, TreeType) else ()
+    return any(holds_float_list(c) or _list_inside(c) for c in children)
+
+
 def _leaves(t):
     """The floating-point leaves of a value of type ``t``; a list's are its elements'."""
     return list(float_leaves(t.elt if isinstance(t, ListType) else t))
@@ -95,6 +104,9 @@ def _leaves(t):
 class ForwardMode:
     def __init__(self, spec):
         refuse_list_residuals(spec)
+        for n in gast.walk(spec.fdef):  # (tangents do not follow lists inside containers)
+            if isinstance(n, gast.Name) and _list_inside(anno.get(n, "type")):
+                raise NoTangentRule(f"a list inside a container ({n.id})")
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
@@ -180,7 +192,9 @@ class ForwardMode:
         vs = [self.names.fresh(f"v_{p}") for p in self.params]
         stmts = []
         for arg, v in zip(self.fdef.args.args, vs):
-            if arg.id in self.active:
+            if holds_float_list(anno.get(arg, "type")):  # the caller's tangent list
+                stmts.append(assign(self.tan(arg.id, ()), load(v)))
+            elif arg.id in self.active:
                 for path, _ in _leaves(anno.get(arg, "type")):
                     stmts.append(assign(self.tan(arg.id, path), _call(_ajx("cotangent_like"), [
                         _sub(load(v), path), _sub(load(arg.id), path)])))
@@ -440,9 +454,12 @@ class ForwardMode:
         for (name, p), param_type in zip(sig.parameters.items(), callee.arg_types):
             node = bound.arguments.get(name)
             node = node if node is not None else literal_node(p.default)
-            if holds_float_list(param_type):  # (the pullback's error names the user's line)
-                raise NoTangentRule(f"a list passed to {callee.fn.__name__}()")
             args.append(anno.clean_copy(node))
+            if holds_float_list(param_type):  # a list of arrays: its tangent list
+                if not self.is_active(node) or [p for p, _ in _leaves(param_type)] != [()]:
+                    raise NoTangentRule(f"a list passed to {callee.fn.__name__}()")
+                tangents.append(load(self.tan(node.id, ())))
+                continue
             tangents.append(self.assemble(param_type, node))
         fn = forward_function(callee)
         r = self.names.fresh("r")

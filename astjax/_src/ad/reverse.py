@@ -17,6 +17,7 @@ per leaf. Everything emitted is ordinary Python with registered ops, so the resu
 typed and compiled like user code and can be differentiated again.
 """
 import inspect
+import re
 
 import gast
 
@@ -288,6 +289,7 @@ class ReverseMode:
             for path, _ in float_leaves(out_type):
                 if self.live is None or path[0] in self.live:
                     backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
+        self.refuse_changed_list_arguments()
         swept = self.backward(body[:-1])
         backward += self.read_lists_init() + swept
         grads = []
@@ -350,7 +352,11 @@ class ReverseMode:
         return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
 
     def final_cotangent(self, var, t, out):
-        """Expression for the cotangent of argument ``var``, shaped like its input value."""
+        """Expression for the cotangent of argument ``var``, shaped like its input value (a
+        list argument's: a list, None where nothing read it)."""
+        if holds_float_list(t):
+            return load(self.list_ct(var)) if var in self.read_lists else const(None)
+
         def leaf(path, leaf_type):
             if leaf_type.dtype.kind not in "fc":
                 return const(None)
@@ -582,8 +588,8 @@ class ReverseMode:
         """Some operand is a local variable with floating-point leaves (else no cotangents)."""
         for n in gast.walk(value):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
-                    n.id in self.locals() and any(True for _ in
-                                                  float_leaves(anno.get(n, "type"))):
+                    n.id in self.locals() and (any(True for _ in float_leaves(
+                        anno.get(n, "type"))) or holds_float_list(anno.get(n, "type"))):
                 return True
         return False
 
@@ -643,6 +649,10 @@ class ReverseMode:
                     continue
                 paths = self._list_paths.setdefault(name, set())
                 paths.update(p for p, _ in float_leaves(value_type))
+            for arg in self.fdef.args.args:  # a list argument: its elements' type
+                if holds_float_list(anno.get(arg, "type")):
+                    self._list_paths.setdefault(arg.id, set()).update(
+                        p for p, _ in float_leaves(anno.get(arg, "type").elt))
         return sorted(self._list_paths.get(lst, ()), key=repr)
 
     def append_adjoint(self, call):
@@ -745,6 +755,22 @@ class ReverseMode:
                 return name
             name = made[0].value.id
 
+    def refuse_changed_list_arguments(self):
+        """A list argument is read only: its cotangent list starts with a zero per element
+        and goes back to the caller, which appends or pops would put out of step."""
+        for arg in self.fdef.args.args:
+            if not holds_float_list(anno.get(arg, "type")):
+                continue
+            for n in gast.walk(self.fdef):
+                changes = isinstance(n, gast.Name) and n.id == arg.id and \
+                    isinstance(n.ctx, gast.Store) or isinstance(n, gast.Call) and \
+                    (anno.get(n, "list_append") or anno.get(n, "list_pop")) and \
+                    n.func.value.id == arg.id
+                if changes:
+                    raise self.error(n, f"differentiating a function that changes its list "
+                                     f"argument {arg.id!r} (appends, pops or assigns it) "
+                                     f"is not supported yet")
+
     def read_lists_init(self):
         """The cotangent lists of lists read by index start with a zero per element of the
         list as the forward sweep left it (the adjoints of the appends then pop them)."""
@@ -752,10 +778,10 @@ class ReverseMode:
         for lst, read in sorted(self.read_lists.items()):
             made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
                     t.targets[0].id == lst and isinstance(t.value, gast.List)]
-            if len(made) != 1 or lst in self.unsafe or lst in self.params:
+            if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
                 raise self.error(read, f"differentiating reads of list {lst!r} by index "
                                  f"needs the list made once, at the top level of the "
-                                 f"function (not in a loop or branch, not an argument)")
+                                 f"function (not in a loop or branch)")
             for path in self.list_leaves(lst):
                 k = self.names.fresh("k")
                 zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
@@ -840,14 +866,23 @@ class ReverseMode:
         its cotangent, so it is the user's error rather than a wrong derivative."""
         value = s.value
         if isinstance(value, gast.Name) or anno.get(value, "list_pop") or \
-                list_read(value, self.locals()) is not None:
+                list_read(value, self.locals()) is not None or \
+                anno.get(value, "callee") is not None:
             return
+        if holds_float_list(anno.get(s.targets[0], "type")) and \
+                isinstance(value, (gast.Subscript, gast.Attribute)) and \
+                not holds_float_list(anno.get(value.value, "type")):
+            raise self.error(s, "differentiating a list taken out of a container (or a "
+                             "derivative that passes lists between functions, at second "
+                             "order) is not supported yet")
         for n in gast.walk(value):
             if isinstance(n, gast.Name) and n.id in self.locals() and \
                     holds_float_list(anno.get(n, "type")):
-                callee = anno.get(value, "callee")
-                use = f"passed to {callee.fn.__name__}()" if callee is not None else "used here"
-                raise self.error(s, f"the list {n.id!r} (built with append) is {use}: "
+                if not re.search(rf"\b{n.id}\b", "".join(self.spec.parsed.lines)):
+                    raise self.error(s, "differentiating the derivative (second order) of "
+                                     "code that passes lists built with append between "
+                                     "functions is not supported yet")
+                raise self.error(s, f"the list {n.id!r} (built with append) is used here: "
                                  f"differentiating that is not supported yet. Read its "
                                  f"elements in this function ({n.id}[i], for x in {n.id}), "
                                  f"or pass jnp.stack({n.id})")
@@ -970,8 +1005,33 @@ class ReverseMode:
             cts = (lambda k: _sub(load(r), (1, k)))
         for k, name in enumerate(sig.parameters):
             node = bound.arguments.get(name)
-            if node is not None:
+            if isinstance(node, gast.Name) and node.id in self.locals() and \
+                    holds_float_list(anno.get(node, "type")):
+                stmts += self.list_argument_adjoint(s, node.id, cts(k), callee)
+            elif node is not None:
                 self.contribute(node, cts(k), stmts, False)
+        return stmts
+
+    def list_argument_adjoint(self, s, lst, ct_expr, callee):
+        """A list passed to a call: the callee's cotangent list for it (None where the
+        callee does not read it) is added entry by entry to the list's own, kept as the
+        cotangents of lists read by index are (``list_read_adjoint``)."""
+        lst = self.list_root(lst)
+        if self.list_leaves(lst) != [()]:
+            raise self.error(s, f"the list {lst!r} passed to {callee.fn.__name__}() holds "
+                             f"containers: differentiating that is not supported yet")
+        self.read_lists.setdefault(lst, s)
+        ct = self.list_ct(lst)
+        c, held, k = (self.names.fresh(n) for n in ("c", "held", "k"))
+        stmts = [assign(c, ct_expr)]
+        add = _statements(f"{held} = []\n"
+                          f"for {k} in range(len({ct})):\n"
+                          f"    {held}.append({ct}.pop())\n"
+                          f"for {k} in range(len({held})):\n"
+                          f"    {ct}.append({held}.pop() + {c}[{k}])\n")
+        stmts.append(gast.If(test=gast.Compare(left=load(c), ops=[gast.IsNot()],
+                                               comparators=[const(None)]),
+                             body=add, orelse=[]))
         return stmts
 
     def container_seed(self, target, t, stmts, z_expr):

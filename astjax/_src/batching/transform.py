@@ -346,6 +346,12 @@ class Batcher:
                               {"message": repr(message)})
             lines.append((0, f"{self.batch_size_name} = {check}", self.fdef.lineno))
         elif self.need_batch_size:
+            if not sizes:  # batched values arrive only inside a list built with append
+                from ..errors import UserNotImplementedError
+                raise self.spec.parsed.error(
+                    self.fdef, "vmap of a function that receives a list built with append "
+                    "holding batched values is not supported yet: pass jnp.stack of the list "
+                    "instead", UserNotImplementedError)
             lines.append((0, f"{self.batch_size_name} = {sizes[0]}", self.fdef.lineno))
         lines += body.lines
         self.finish(fn, f"{self.spec.name}_batched", lines)
