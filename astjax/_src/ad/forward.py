@@ -87,13 +87,14 @@ def forward_function(spec):
     return hit[1]
 
 
-def _list_inside(t):
-    """A container (or a list of lists) holding a list of floating-point values."""
-    if isinstance(t, ListType):
-        return _list_inside(t.elt) or isinstance(t.elt, ListType) and holds_float_list(t.elt)
-    children = t.elts if isinstance(t, SequenceType) else \
-        t.children if isinstance(t, TreeType) else ()
-    return any(holds_float_list(c) or _list_inside(c) for c in children)
+def _holds_float_list_inside(t):
+    """A container holding a list of floating-point values: active, so that taking the list
+    out (``structural``) is refused rather than left without a tangent."""
+    if isinstance(t, SequenceType):
+        return any(holds_float_list(e) or _holds_float_list_inside(e) for e in t.elts)
+    if isinstance(t, TreeType):
+        return any(holds_float_list(c) or _holds_float_list_inside(c) for c in t.children)
+    return False
 
 
 def _leaves(t):
@@ -104,9 +105,6 @@ def _leaves(t):
 class ForwardMode:
     def __init__(self, spec):
         refuse_list_residuals(spec)
-        for n in gast.walk(spec.fdef):  # (tangents do not follow lists inside containers)
-            if isinstance(n, gast.Name) and _list_inside(anno.get(n, "type")):
-                raise NoTangentRule(f"a list inside a container ({n.id})")
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
@@ -171,7 +169,8 @@ class ForwardMode:
                         changed = True
                     continue
                 target = s.targets[0].id
-                if target in active or not _leaves(anno.get(s.targets[0], "type")):
+                t = anno.get(s.targets[0], "type")
+                if target in active or not (_leaves(t) or _holds_float_list_inside(t)):
                     continue
                 op = anno.get(s.value, "op")
                 if op is not None and not op.differentiable:
@@ -507,6 +506,8 @@ class ForwardMode:
                 return {path: gast.Subscript(value=load(self.tan(value.value.id, path)),
                                              slice=anno.clean_copy(value.slice),
                                              ctx=gast.Load()) for path, _ in _leaves(t)}
+            if holds_float_list(t):  # (tangents do not follow lists inside containers)
+                raise NoTangentRule("a list taken out of a container")
             if runtime_index(value) is not None:
                 # xs[i], i known at run time only: index the tuple of element tangents
                 if not self.is_active(value.value):
