@@ -15,7 +15,7 @@ import gast
 
 from ...ir import anno
 from ...ir.types import ArrayType, Static
-from .simplify import _stores, load_nodes, statement_lists
+from .simplify import _stores, load_nodes, statement_lists, stored_names
 
 
 def shorten_carried_chains(fdef):
@@ -33,21 +33,16 @@ def shorten_carried_chains(fdef):
                 pass
 
 
-def _stored(s):
-    return {m.id for m in gast.walk(s) if isinstance(m, gast.Name) and
-            not isinstance(m.ctx, gast.Load)}
-
-
 def _carried_dependent(body):
     """Names whose value in a trip depends on a value carried from the previous trip."""
     assigned, carried = set(), set()
     for s in body:
         carried |= {m.id for m in load_nodes(s)} - assigned
-        assigned |= _stored(s)
+        assigned.update(stored_names(s))
     dependent = carried & assigned
     for s in body:
         if {m.id for m in load_nodes(s)} & dependent:
-            dependent |= _stored(s)
+            dependent.update(stored_names(s))
     return dependent
 
 
@@ -93,7 +88,7 @@ def _reassociate_once(body, reads, stores):
             for c, d in (inner_operands, inner_operands[::-1]):
                 if not _dependent(c, dependent) or _dependent(d, dependent):
                     continue
-                between = set().union(*[_stored(s) for s in body[i + 1:j]])
+                between = {name for s in body[i + 1:j] for name in stored_names(s)}
                 if any(isinstance(n, gast.Name) and n.id in between for n in (c, d)):
                     continue
                 # a = c * d; ...; t = a * b   ->   ...; a = b * d; t = a * c

@@ -22,7 +22,7 @@ import gast
 from ...ir import anno
 from ...ir.types import ArrayType
 from .liveness import Liveness
-from .simplify import load_nodes, pure_assignment, statement_lists
+from .simplify import load_nodes, pure_assignment, statement_lists, stored_names
 
 
 def skip_last_trip_work(fdef):
@@ -53,14 +53,9 @@ def _trip_count(s):
     return n.id
 
 
-def _stored(stmts):
-    return [m.id for s in stmts for m in gast.walk(s)
-            if isinstance(m, gast.Name) and not isinstance(m.ctx, gast.Load)]
-
-
 def _guard(live_after, block, position, loop, n):
     body = loop.body
-    stores = _stored(body)
+    stores = [name for s in body for name in stored_names(s)]
     defs = {s.targets[0].id: i for i, s in enumerate(body)
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
             and stores.count(s.targets[0].id) == 1 and pure_assignment(s)}

@@ -109,6 +109,12 @@ def rename_redefinitions(fdef):
                                 load.id = fresh
 
 
+def stored_names(node):
+    """The names ``node`` assigns (nested statements included), in order."""
+    return [m.id for m in gast.walk(node)
+            if isinstance(m, gast.Name) and not isinstance(m.ctx, gast.Load)]
+
+
 def statement_lists(fdef):
     """Every block of ``fdef``: the function's body, loop bodies, branches."""
     found = []
