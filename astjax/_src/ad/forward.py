@@ -30,11 +30,11 @@ import gast
 from ..frontend.naming import Names, assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ListType, SequenceType, Static, TreeType
+from ..ir.types import ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
-from .reverse import (_ajx, _call, _locate, _sub, holds_float_list, leaf_name, literal_node,
-                      refuse_list_residuals, rule_arguments, tree_expr)
+from .reverse import (_ajx, _call, _locate, _sub, holds, holds_float_list, leaf_name,
+                      literal_node, refuse_list_residuals, rule_arguments, tree_expr)
 
 
 class NoTangentRule(Exception):
@@ -85,16 +85,6 @@ def forward_function(spec):
     if isinstance(hit[1], str):
         raise NoTangentRule(hit[1])
     return hit[1]
-
-
-def _holds_float_list_inside(t):
-    """A container holding a list of floating-point values: active, so that taking the list
-    out (``structural``) is refused rather than left without a tangent."""
-    if isinstance(t, SequenceType):
-        return any(holds_float_list(e) or _holds_float_list_inside(e) for e in t.elts)
-    if isinstance(t, TreeType):
-        return any(holds_float_list(c) or _holds_float_list_inside(c) for c in t.children)
-    return False
 
 
 def _leaves(t):
@@ -170,7 +160,9 @@ class ForwardMode:
                     continue
                 target = s.targets[0].id
                 t = anno.get(s.targets[0], "type")
-                if target in active or not (_leaves(t) or _holds_float_list_inside(t)):
+                # (a container holding a list of floats is active too, so that taking the
+                # list out of it is refused in ``structural``, not left without a tangent)
+                if target in active or not (_leaves(t) or holds(t, holds_float_list)):
                     continue
                 op = anno.get(s.value, "op")
                 if op is not None and not op.differentiable:

@@ -25,7 +25,7 @@ from ..errors import TypeCheckError
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
-from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
+from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
 from . import adlib
 from .analysis import (child_key, float_leaves, liveness, overwritten, runtime_index,
                        static_slice_positions)
@@ -79,14 +79,13 @@ def holds_float_list(t):
     return isinstance(t, ListType) and any(True for _ in float_leaves(t.elt))
 
 
+def holds(t, found):
+    """Whether ``found`` is true of type ``t`` or of a type inside its containers."""
+    return found(t) or any(holds(c, found) for _, c in keyed_children(t) or ())
+
+
 def _holds_list(t):
-    if isinstance(t, ListType):
-        return True
-    if isinstance(t, SequenceType):
-        return any(_holds_list(e) for e in t.elts)
-    if isinstance(t, TreeType):
-        return any(_holds_list(c) for c in t.children)
-    return False
+    return holds(t, lambda u: isinstance(u, ListType))
 
 
 def _names(stmts, ctx):

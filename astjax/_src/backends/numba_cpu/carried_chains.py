@@ -67,35 +67,41 @@ def _dependent(node, dependent):
     return isinstance(node, gast.Name) and node.id in dependent
 
 
+def _carried_and_other(operands, dependent):
+    """(the operand that depends on a carried value, the other one), when only one does."""
+    for a, b in (operands, operands[::-1]):
+        if _dependent(a, dependent) and not _dependent(b, dependent):
+            return a, b
+    return None
+
+
 def _reassociate_once(body, reads, stores):
     dependent = _carried_dependent(body)
     defs = {s.targets[0].id: i for i, s in enumerate(body) if isinstance(s, gast.Assign)
             and isinstance(s.targets[0], gast.Name)}
     for j, outer in enumerate(body):
         operands = _product(outer)
-        if operands is None:
+        split = operands and _carried_and_other(operands, dependent)
+        if not split:
             continue
-        for a, b in (operands, operands[::-1]):
-            if not _dependent(a, dependent) or _dependent(b, dependent):
-                continue
-            i = defs.get(a.id)
-            if i is None or i >= j or reads.get(a.id) != 1 or stores.get(a.id) != 1:
-                continue
-            inner = body[i]
-            inner_operands = _product(inner)
-            if inner_operands is None:
-                continue
-            for c, d in (inner_operands, inner_operands[::-1]):
-                if not _dependent(c, dependent) or _dependent(d, dependent):
-                    continue
-                between = {name for s in body[i + 1:j] for name in stored_names(s)}
-                if any(isinstance(n, gast.Name) and n.id in between for n in (c, d)):
-                    continue
-                # a = c * d; ...; t = a * b   ->   ...; a = b * d; t = a * c
-                _replace(inner.value, c, b)
-                _replace(outer.value, b, c)
-                body.insert(j - 1, body.pop(i))
-                return True
+        a, b = split
+        i = defs.get(a.id)
+        if i is None or i >= j or reads.get(a.id) != 1 or stores.get(a.id) != 1:
+            continue
+        inner = body[i]
+        inner_operands = _product(inner)
+        split = inner_operands and _carried_and_other(inner_operands, dependent)
+        if not split:
+            continue
+        c, d = split
+        between = {name for s in body[i + 1:j] for name in stored_names(s)}
+        if any(isinstance(n, gast.Name) and n.id in between for n in (c, d)):
+            continue
+        # a = c * d; ...; t = a * b   ->   ...; a = b * d; t = a * c
+        _replace(inner.value, c, b)
+        _replace(outer.value, b, c)
+        body.insert(j - 1, body.pop(i))
+        return True
     return False
 
 

@@ -17,6 +17,8 @@ A variable qualifies when the loop body assigns it once, with a pure value (see
 * if a trip reads it before assigning it (loop-carried), the loop's block assigns it
   before the loop, so the first trip never sees the skipped value of an earlier run.
 """
+from collections import Counter
+
 import gast
 
 from ...ir import anno
@@ -55,10 +57,10 @@ def _trip_count(s):
 
 def _guard(live_after, block, position, loop, n):
     body = loop.body
-    stores = [name for s in body for name in stored_names(s)]
+    stores = Counter(name for s in body for name in stored_names(s))
     defs = {s.targets[0].id: i for i, s in enumerate(body)
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-            and stores.count(s.targets[0].id) == 1 and pure_assignment(s)}
+            and stores[s.targets[0].id] == 1 and pure_assignment(s)}
     loads = [[m.id for m in load_nodes(s)] for s in body]
     candidates = {x: i for x, i in defs.items() if x not in live_after and (
         not any(x in loads[j] for j in range(i + 1)) or _assigned_before(block, position, x))}
