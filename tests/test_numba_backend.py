@@ -391,6 +391,25 @@ def test_parallel_loops_match_sequential(numba_backend):
     assert "_nb.prange" in compiled.source
 
 
+def test_parallel_products_split_rows_over_threads(numba_backend, x64):
+    """jit(parallel=True): matrix products split a's rows over Numba's threads, each a
+    one-thread BLAS call (a transposed a is copied a block at a time), and batched ones
+    run their batch over the threads; small ones stay on the calling thread."""
+    rng = np.random.default_rng(9)
+    a, b, v = rng.normal(size=(256, 256)), rng.normal(size=(256, 128)), rng.normal(size=256)
+    s, t = rng.normal(size=(4, 256, 256)), rng.normal(size=(4, 256, 64))
+    f = astjax.jit(_products, parallel=True)
+    _assert_tree_close(f(a, b, v, s, t), _products(a, b, v, s, t), 1e-12)
+    (compiled,) = f.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert compiled.source.count("_rt.dot_on_threads(") == 3, compiled.source
+    assert "_rt.batched_dot_on_threads(" in compiled.source, compiled.source
+
+
+def _products(a, b, v, s, t):
+    return a @ b, a.T @ b, a @ v, s @ t
+
+
 def _rows_times_weights(w, x):
     return jnp.sum(jnp.tanh(x * w) * jnp.exp(-x))
 
@@ -515,7 +534,7 @@ def test_a_failed_parallel_analysis_recompiles_serial(numba_backend):
     r = np.random.default_rng(0)
     params = [(r.standard_normal((3, 5)).astype(np.float32), np.ones(5, np.float32)),
               (r.standard_normal((5, 2)).astype(np.float32), np.ones(2, np.float32))]
-    x = r.standard_normal((4, 3)).astype(np.float32)
+    x = r.standard_normal(3).astype(np.float32)  # (a vector: a matrix's products are calls)
     f = astjax.jit(_layers_loop, parallel=True)
     got = f(params, x)
     (compiled,) = f.cache.values()

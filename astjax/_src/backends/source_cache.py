@@ -476,7 +476,7 @@ class SourceCache:
         versions = [sys.version, np.__version__]
         if backend == "numba":
             import numba
-            versions.append(numba.__version__)
+            versions += [numba.__version__, numba.config.NUMBA_NUM_THREADS]  # (parallel code)
         material = (FORMAT, code_hash(), tuple(versions), backend, config.snapshot(),
                     os.environ.get("ASTJAX_NUM_CPU_DEVICES", ""),
                     self.fpr.fp(target, ("target",)),

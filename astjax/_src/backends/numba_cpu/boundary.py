@@ -96,13 +96,10 @@ _PARALLEL_LAUNCH = threading.Lock()
 def one_parallel_call_at_a_time(entry):
     """``entry`` (compiled with ``parallel=True``) behind one process-wide lock: Numba's
     workqueue threading layer, the one every machine has, aborts the process when two
-    threads (the caller and a device's worker) launch parallel loops at once. Its
-    products use every core too (runtime/blas.py)."""
-    from ...runtime.blas import all_cores
-    threads = numba.config.NUMBA_NUM_THREADS
+    threads (the caller and a device's worker) launch parallel loops at once."""
 
     def call(*inputs):
-        with _PARALLEL_LAUNCH, all_cores(threads):
+        with _PARALLEL_LAUNCH:
             return entry(*inputs)
     call.__wrapped__ = entry
     return call

@@ -142,6 +142,8 @@ class NumbaEmitter(PythonEmitter):
         self.reserved = set()  # pushes that reserve_tapes made room for
         self.kernels = []
         out = super().function(spec)
+        if self.parallel and not any("_nb.prange(" in line for line in out):
+            out[0] = out[0].replace(", parallel=True", "")  # else Numba warns: nothing to do
         return [line for kernel in self.kernels for line in kernel + ["", ""]] + out
 
     def block(self, stmts, depth):

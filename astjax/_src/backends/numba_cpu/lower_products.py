@@ -31,7 +31,7 @@ from ...ir.types import ArrayType, Static, as_array_type
 from ...ops.linalg import _parse_einsum
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
-from .lowering import _INDENT, _dot, lowering
+from .lowering import _INDENT, _dot, dot_source, lowering
 from .scalar import cast, typed_literal
 
 _BLAS = (np.float32, np.float64, np.complex64, np.complex128)
@@ -186,18 +186,21 @@ def _blas(c, operands, out_labels, size, plan, what):
     lines += [f"{x[0]} = {prepared[0]}", f"{x[1]} = {prepared[1]}"]
     r = names.fresh("prod")
     if not batch:
-        lines.append(f"{r} = np.dot({x[0]}, {x[1]})")
+        lines.append(f"{r} = {dot_source(c, x[0], x[1], bool(free_a))}")
     else:
         nb = names.fresh("nb")
         i = names.fresh("i")
         r_shape = [nb] + ([group["m"]] if free_a else []) + ([group["n"]] if free_b else [])
         lines.append(f"{nb} = {group['batch']}")
         lines.append(f"{r} = np.empty({tuple_source(r_shape)}, np.{dtype.name})")
-        lines.append(f"for {i} in range({nb}):")
-        if free_a or free_b:
-            lines.append(_INDENT + f"np.dot({x[0]}[{i}], {x[1]}[{i}], {r}[{i}])  # into {r}")
+        if c.emitter.parallel and (free_a or free_b):
+            lines.append(f"_rt.batched_dot_on_threads({x[0]}, {x[1]}, {r})  # into {r}")
         else:
-            lines.append(_INDENT + f"{r}[{i}] = np.dot({x[0]}[{i}], {x[1]}[{i}])")
+            lines.append(f"for {i} in range({nb}):")
+            if free_a or free_b:
+                lines.append(_INDENT + f"np.dot({x[0]}[{i}], {x[1]}[{i}], {r}[{i}])  # into {r}")
+            else:
+                lines.append(_INDENT + f"{r}[{i}] = np.dot({x[0]}[{i}], {x[1]}[{i}])")
     if c.out.ndim == 0:
         return lines + [f"{c.target} = {r}"]
     # the product's dims are the groups batch, free_a, free_b; output labels no operand

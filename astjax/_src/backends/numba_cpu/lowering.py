@@ -89,7 +89,16 @@ def _dot(c):
             or a_type.dtype.kind not in "fc" or c.out.dtype != a_type.dtype:
         # Numba's np.dot: 1-D/2-D and one float dtype; else a contraction (lower_products)
         return lower_products.nd_dot(c)
-    return c.assign(f"np.dot({c.text('a')}, {c.text('b')})")
+    return c.assign(dot_source(c, c.text("a"), c.text("b"), a_type.ndim == 2))
+
+
+def dot_source(c, a, b, a_is_matrix):
+    """``np.dot(a, b)``; with ``parallel=True``, a matrix ``a``'s rows split over Numba's
+    threads (the count is fixed when the source is generated, part of its cache key)."""
+    if c.emitter.parallel and a_is_matrix:
+        import numba
+        return f"_rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS})"
+    return f"np.dot({a}, {b})"
 
 
 @lowering("transpose", "matrix_transpose")

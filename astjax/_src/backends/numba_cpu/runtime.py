@@ -4,9 +4,12 @@ Kept small and generic: the generated code does the heavy lifting in fused
 loops, these only cover shape bookkeeping and NaN-aware scalar combinators.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
+from numba.extending import overload
 
 _OPTIONS = dict(cache=True, error_model="numpy")
+# multiply-adds below which a product runs on the calling thread: 2**22 take about 0.1 ms
+_THREADED_PRODUCT = 1 << 22
 
 
 class RuntimeBroadcast(ValueError):
@@ -52,3 +55,43 @@ def grow(buf, needed=0):
     out[:buf.shape[0]] = buf
     return out
 
+
+
+@njit(parallel=True, nogil=True, **_OPTIONS)
+def dot_on_threads(a, b, chunks):
+    """``np.dot`` of a matrix and a matrix or vector, its rows split in ``chunks`` (the
+    thread count: each chunk packs ``b`` again) over Numba's threads, each a one-thread
+    BLAS call. So ``parallel=True`` code runs its loops and its products on one pool of
+    threads (runtime/blas.py). (``numba.get_num_threads()`` here would stop the callers
+    from being cached.)"""
+    m = a.shape[0]
+    out = np.empty((m,) + b.shape[1:], a.dtype)
+    if m < chunks or out.size * a.shape[1] < _THREADED_PRODUCT:
+        np.dot(a, b, out)
+        return out
+    for c in prange(chunks):
+        np.dot(_rows(a, c * m // chunks, (c + 1) * m // chunks), b,
+               out[c * m // chunks:(c + 1) * m // chunks])
+    return out
+
+
+def _rows(a, start, stop):
+    """``a[start:stop]``, contiguous for BLAS: copied unless ``a`` is C-contiguous."""
+
+
+@overload(_rows)
+def _rows_of(a, start, stop):
+    if a.layout == "C":
+        return lambda a, start, stop: a[start:stop]
+    return lambda a, start, stop: np.ascontiguousarray(a[start:stop])
+
+
+@njit(parallel=True, nogil=True, **_OPTIONS)
+def batched_dot_on_threads(a, b, out):
+    """``out[i] = np.dot(a[i], b[i])`` for each i, over Numba's threads when it is big."""
+    if out.size * a.shape[-1] < _THREADED_PRODUCT:
+        for i in range(a.shape[0]):
+            np.dot(a[i], b[i], out[i])
+    else:
+        for i in prange(a.shape[0]):
+            np.dot(a[i], b[i], out[i])
