@@ -573,6 +573,38 @@ def test_the_last_trip_skips_what_only_a_next_trip_reads(numba_backend, x64, arg
     assert (guarded is not None) == (argnums == 0), compiled.source
 
 
+def _predict(params, image):
+    h = image
+    for w, b in params[:-1]:
+        h = jnp.tanh(jnp.dot(w, h) + b)
+    w, b = params[-1]
+    return jnp.dot(w, h) + b
+
+
+def _batched_loss(params, images):
+    return jnp.sum(astjax.vmap(_predict, in_axes=(None, 0))(params, images) ** 2)
+
+
+def test_a_vmapped_layer_loop_tapes_only_what_its_backward_reads(numba_backend, x64):
+    """JAX's MLP tutorial in small: the inlined forward sweep hands its backward sweep a
+    tuple of what it recorded; its elements are read directly (simplify.py), so tapes
+    nothing pops a value from go. A matrix-vector product over the batch is computed
+    transposed, np.dot(x.T, w.T).T, so the transpose back reads it without a copy."""
+    import re
+    r = np.random.default_rng(4)
+    params = [(r.normal(size=(5, 3)), r.normal(size=5)), (r.normal(size=(4, 5)),
+              r.normal(size=4)), (r.normal(size=(2, 4)), r.normal(size=2))]
+    images = r.normal(size=(6, 3))
+    fn = astjax.grad(_batched_loss)
+    got, compiled = _run(fn, params, images)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _assert_tree_close(got, fn(params, images), 1e-12)
+    source = compiled.source
+    pops = re.findall(r"(\w+) = \w+\.pop\(\)", source)
+    assert pops and all(len(re.findall(rf"\b{v}\b", source)) > 1 for v in pops), source
+    assert re.search(r"= np\.dot\(\w+\.T, \w+\.T\)\.T", source), source
+
+
 def _scalar_steps(x):
     for i in range(50):
         x = x - 0.01 * jnp.sin(x) * x

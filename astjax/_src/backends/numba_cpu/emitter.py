@@ -132,6 +132,7 @@ class NumbaEmitter(PythonEmitter):
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
         self.consumers = _consumers(spec.fdef)
+        self.assigned_once = {name for name, k in simplify._stores(spec.fdef).items() if k == 1}
         self.reusable = donation.reusable(
             spec.fdef, self.donated if spec is self.entry_spec else (), self.plan)
         self.broadcast_error = "_Broadcast"  # _BroadcastDonated once a donated buffer is written

@@ -89,6 +89,12 @@ def _dot(c):
             or a_type.dtype.kind not in "fc" or c.out.dtype != a_type.dtype:
         # Numba's np.dot: 1-D/2-D and one float dtype; else a contraction (lower_products)
         return lower_products.nd_dot(c)
+    readers = c.emitter.consumers.get(c.target, [])
+    if a_type.ndim == b_type.ndim == 2 and c.target in c.emitter.assigned_once \
+            and len(readers) == 1 and readers[0] in ("transpose", "matrix_transpose"):
+        # only transposed (a vmapped matrix-vector product): the product of the
+        # transposes, whose .T the transpose reads without a copy
+        return c.assign(dot_source(c, f"{c.text('b')}.T", f"{c.text('a')}.T", True) + ".T")
     return c.assign(dot_source(c, c.text("a"), c.text("b"), a_type.ndim == 2))
 
 

@@ -82,6 +82,10 @@ def propagate_copies(fdef):
     rename_block_locals(fdef)
     while _propagate_once(fdef):
         pass
+    if _read_tuple_elements(fdef):
+        remove_dead_stores(fdef)
+        while _propagate_once(fdef):
+            pass
     _remove_unread_tapes(fdef)
     _shapes_from_operands(fdef)
 
@@ -252,6 +256,37 @@ def _propagate_once(fdef):
             and s.targets[0].id in alias)
     remove_dead_stores(fdef)
     return True
+
+
+def _read_tuple_elements(fdef):
+    """``x = t[k]`` of a tuple display ``t = (a, b, ...)`` assigned once in the function's
+    body reads ``a`` itself when nothing assigns ``a`` from there on. An inlined forward
+    sweep hands its backward sweep such a tuple; once no read is left it goes, and with
+    it what only it kept (tapes no pop reads from)."""
+    stores = _stores(fdef)
+    after = {}  # tuple name -> (its elements, names assigned from its statement on)
+    for i, s in enumerate(fdef.body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and isinstance(s.value, gast.Tuple) and stores[s.targets[0].id] == 1 \
+                and not anno.get(s.value, "captured"):
+            assigned = {name for later in fdef.body[i + 1:] for name in stored_names(later)}
+            after[s.targets[0].id] = (s.value.elts, assigned)
+    changed = False
+    for s in gast.walk(fdef):
+        if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
+                and isinstance(s.value.value, gast.Name) and s.value.value.id in after):
+            continue
+        elts, assigned = after[s.value.value.id]
+        k = _static_index(s.value.slice)
+        elt = elts[k] if k is not None and -len(elts) <= k < len(elts) else None
+        if isinstance(elt, gast.Name) and elt.id not in assigned \
+                and not anno.get(elt, "captured") \
+                and not isinstance(anno.get(elt, "type"), Static):
+            s.value = gast.Name(id=elt.id, ctx=gast.Load(), annotation=None,
+                                type_comment=None)
+            anno.set_(s.value, "type", anno.get(elt, "type"))
+            changed = True
+    return changed
 
 
 def _trivial_ops_to_copies(fdef):
