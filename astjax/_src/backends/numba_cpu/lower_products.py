@@ -31,7 +31,7 @@ from ...ir.types import ArrayType, Static, as_array_type
 from ...ops.linalg import _parse_einsum
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
-from .lowering import _INDENT, _dot, dot_source, lowering
+from .lowering import _INDENT, _dot, dot_lines, lowering
 from .scalar import cast, typed_literal
 
 _BLAS = (np.float32, np.float64, np.complex64, np.complex128)
@@ -186,7 +186,7 @@ def _blas(c, operands, out_labels, size, plan, what):
     lines += [f"{x[0]} = {prepared[0]}", f"{x[1]} = {prepared[1]}"]
     r = names.fresh("prod")
     if not batch:
-        lines.append(f"{r} = {dot_source(c, x[0], x[1], bool(free_a))}")
+        lines += dot_lines(c, r, x[0], x[1], bool(free_a))
     else:
         nb = names.fresh("nb")
         i = names.fresh("i")

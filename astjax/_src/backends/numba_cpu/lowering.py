@@ -94,17 +94,22 @@ def _dot(c):
             and len(readers) == 1 and readers[0] in ("transpose", "matrix_transpose"):
         # only transposed (a vmapped matrix-vector product): the product of the
         # transposes, whose .T the transpose reads without a copy
-        return c.assign(dot_source(c, f"{c.text('b')}.T", f"{c.text('a')}.T", True) + ".T")
-    return c.assign(dot_source(c, c.text("a"), c.text("b"), a_type.ndim == 2))
+        return dot_lines(c, c.target, f"{c.text('b')}.T", f"{c.text('a')}.T", True, ".T")
+    return dot_lines(c, c.target, c.text("a"), c.text("b"), a_type.ndim == 2)
 
 
-def dot_source(c, a, b, a_is_matrix):
-    """``np.dot(a, b)``; with ``parallel=True``, a matrix ``a``'s rows split over Numba's
-    threads (the count is fixed when the source is generated, part of its cache key)."""
-    if c.emitter.parallel and a_is_matrix:
-        import numba
-        return f"_rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS})"
-    return f"np.dot({a}, {b})"
+def dot_lines(c, target, a, b, a_is_matrix, suffix=""):
+    """``target = np.dot(a, b)`` (with ``suffix``); with ``parallel=True``, a matrix
+    ``a``'s rows split over Numba's threads (the count is fixed when the source is
+    generated, part of its cache key). np.dot's size check comes first there: an error
+    raised inside the runtime helper would not name the user's line."""
+    if not (c.emitter.parallel and a_is_matrix):
+        return [f"{target} = np.dot({a}, {b}){suffix}"]
+    import numba
+    message = f"{c.where}: incompatible array sizes for np.dot(a, b)"
+    return [f"if {a}.shape[1] != {b}.shape[0]:",
+            _INDENT + f"raise ValueError({message!r})",
+            f"{target} = _rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS}){suffix}"]
 
 
 @lowering("transpose", "matrix_transpose")
