@@ -1,7 +1,8 @@
 """Helpers that generated Numba modules call; compiled once and cached on disk.
 
 Kept small and generic: the generated code does the heavy lifting in fused
-loops, these only cover shape bookkeeping and NaN-aware scalar combinators.
+loops, these only cover shape bookkeeping, NaN-aware scalar combinators and the
+products of ``parallel=True`` code split over Numba's threads.
 """
 import numpy as np
 from numba import njit, prange
@@ -54,7 +55,6 @@ def grow(buf, needed=0):
     out = np.empty(max(2 * buf.shape[0], needed), buf.dtype)
     out[:buf.shape[0]] = buf
     return out
-
 
 
 @njit(parallel=True, nogil=True, **_OPTIONS)
