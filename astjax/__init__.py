@@ -1,6 +1,6 @@
 """astjax: JAX's programming model as a source-to-source compiler on Numba."""
-from ._src.runtime.blas import single_threaded_scipy_blas as _single_threaded_scipy_blas
-_single_threaded_scipy_blas()
+from ._src.runtime.blas import set_up_threads as _set_up_threads
+_set_up_threads()
 from ._src.runtime.vectors import prefer_512_bit_vectors as _prefer_512_bit_vectors
 _prefer_512_bit_vectors()
 from ._src.config import config

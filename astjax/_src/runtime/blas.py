@@ -23,7 +23,8 @@ import sys
 _SPIN_COUNT = "300000"
 
 
-def single_threaded_scipy_blas():
+def set_up_threads():
+    """One-thread SciPy OpenBLAS and OpenMP threads that spin a while (above)."""
     import numpy  # noqa: F401  (NumPy's OpenBLAS loads first, with the user's settings)
     if "OMP_WAIT_POLICY" not in os.environ:
         os.environ.setdefault("GOMP_SPINCOUNT", _SPIN_COUNT)

@@ -89,27 +89,31 @@ def _dot(c):
             or a_type.dtype.kind not in "fc" or c.out.dtype != a_type.dtype:
         # Numba's np.dot: 1-D/2-D and one float dtype; else a contraction (lower_products)
         return lower_products.nd_dot(c)
+    a_text, b_text, suffix = c.text("a"), c.text("b"), ""
     readers = c.emitter.consumers.get(c.target, [])
     if a_type.ndim == b_type.ndim == 2 and c.target in c.emitter.assigned_once \
             and len(readers) == 1 and readers[0] in ("transpose", "matrix_transpose"):
         # only transposed (a vmapped matrix-vector product): the product of the
         # transposes, whose .T the transpose reads without a copy
-        return dot_lines(c, c.target, f"{c.text('b')}.T", f"{c.text('a')}.T", True, ".T")
-    return dot_lines(c, c.target, c.text("a"), c.text("b"), a_type.ndim == 2)
+        a_text, b_text, suffix = f"{b_text}.T", f"{a_text}.T", ".T"
+    check = []
+    if c.emitter.parallel and a_type.ndim == 2:
+        # np.dot's size check, here: raised inside the threaded runtime helper, the error
+        # would not name the user's line
+        message = f"{c.where}: incompatible array sizes for np.dot(a, b)"
+        check = [f"if {a_text}.shape[1] != {b_text}.shape[0]:",
+                 _INDENT + f"raise ValueError({message!r})"]
+    return check + dot_lines(c, c.target, a_text, b_text, a_type.ndim == 2, suffix)
 
 
 def dot_lines(c, target, a, b, a_is_matrix, suffix=""):
     """``target = np.dot(a, b)`` (with ``suffix``); with ``parallel=True``, a matrix
     ``a``'s rows split over Numba's threads (the count is fixed when the source is
-    generated, part of its cache key). np.dot's size check comes first there: an error
-    raised inside the runtime helper would not name the user's line."""
+    generated, part of its cache key), after the caller has checked the sizes."""
     if not (c.emitter.parallel and a_is_matrix):
         return [f"{target} = np.dot({a}, {b}){suffix}"]
     import numba
-    message = f"{c.where}: incompatible array sizes for np.dot(a, b)"
-    return [f"if {a}.shape[1] != {b}.shape[0]:",
-            _INDENT + f"raise ValueError({message!r})",
-            f"{target} = _rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS}){suffix}"]
+    return [f"{target} = _rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS}){suffix}"]
 
 
 @lowering("transpose", "matrix_transpose")
