@@ -316,6 +316,28 @@ def rnn_over_a_list(x):
     return total
 
 
+def stacked_after_reads_by_index(x):
+    """The stack's adjoint runs first in the backward sweep, before the adjoints of the
+    reads (``hs[0]``) that keep the list's cotangent list (it was once appended after that
+    list's zeros, and hs[0]'s cotangent went to a zero that nothing popped)."""
+    hs = [x]
+    for i in range(3):
+        hs.append(jnp.sin(hs[-1]) * hs[0])
+    return jnp.sum(jnp.stack(hs, axis=1) ** 2)
+
+
+def concatenated_lists(x):
+    """Elements of different lengths along the joining axis, joined twice: once while the
+    list grows, once at the end (and read by index)."""
+    hs = [x]
+    for i in range(2):
+        hs.append(jnp.cos(hs[-1][:, :i + 1]) * hs[0][:, :1])
+    joined = jnp.concatenate(hs, axis=-1)
+    hs.append(joined[:, :2] * 3.0)
+    flat = jnp.concatenate(hs, axis=None)
+    return jnp.sum(jnp.concatenate(hs, axis=1) ** 3) + jnp.sum(hs[1]) + jnp.sum(flat[::2] ** 2)
+
+
 def pairs_in_a_list(x):
     ps = []
     for i in range(3):

@@ -337,6 +337,8 @@ def test_lists_built_with_append_and_read_by_index(x64):
     to the entry of the list's cotangent list (both modes, second order)."""
     x = np.linspace(0.1, 1.0, 4)
     check_grads(P.rnn_over_a_list, (x,), order=2)
+    check_grads(P.stacked_after_reads_by_index, (x,), order=2)
+    check_grads(P.concatenated_lists, (np.reshape(x, (2, 2)),), order=2)
     check_grads(P.pairs_in_a_list, (x,), order=2)
     check_grads(P.list_display_then_appended, (x,), order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
@@ -367,13 +369,15 @@ def test_lists_built_with_append_and_read_by_index(x64):
 
 def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
-    for fn in (P.rnn_over_a_list, P.pairs_in_a_list, P.list_display_then_appended,
-               P.list_passed_to_a_call):
+    for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,
+                                       P.list_display_then_appended, P.list_passed_to_a_call,
+                                       P.stacked_after_reads_by_index)] + \
+            [(P.concatenated_lists, np.reshape(x, (2, 2)))]:
         jitted = astjax.jit(grad(fn))
-        got = jitted(x)
+        got = jitted(arg)
         (compiled,) = jitted.cache.values()
         assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
-        np.testing.assert_allclose(got, grad(fn)(x), rtol=1e-12)
+        np.testing.assert_allclose(got, grad(fn)(arg), rtol=1e-12)
 
 
 @pytest.mark.parametrize("fn", P.COMPLEX_FUNCTIONS, ids=lambda f: f.__name__)

@@ -271,13 +271,21 @@ def _loss64(a, b, m, idx):
 
 def joins(x, s, n):
     parts = (x, x * 2.0, jnp.sin(x))  # a variable: the lowering indexes it
-    rows, sums = [], []
+    rows, sums, wide = [], [], []
     for i in range(n):  # lists built by append
         rows.append(x * i)
         sums.append(jnp.sum(x) * i)
+        wide.append(x[:, None] * x[:i + 1])  # (3, i + 1)
     return (jnp.concatenate(parts), jnp.stack(parts, axis=1), jnp.ravel(s),
             jnp.reshape(s, (1, -1)), jnp.array(rows), jnp.stack(rows, axis=1),
-            jnp.array(sums), jnp.moveaxis(jnp.array(rows), 0, -1))
+            jnp.array(sums), jnp.moveaxis(jnp.array(rows), 0, -1), jnp.concatenate(rows),
+            jnp.concatenate(wide, axis=-1), jnp.concatenate(wide, axis=None))
+
+
+def joined_pair(x, y):
+    xs = [x]
+    xs.append(y)
+    return jnp.concatenate(xs, axis=1)
 
 
 def test_joins_lists_and_scalar_reshapes(numba_backend):
@@ -287,8 +295,17 @@ def test_joins_lists_and_scalar_reshapes(numba_backend):
     parts = (x, x * np.float32(2.0), np.sin(x))
     rows = [x * np.float32(i) for i in range(4)]
     sums = np.array([np.sum(x) * np.float32(i) for i in range(4)], np.float32)
+    wide = [np.outer(x, x[:i + 1]) for i in range(4)]
     _check(got, (np.concatenate(parts), np.stack(parts, axis=1), np.ravel(s),
                  np.reshape(s, (1, -1)), np.array(rows), np.stack(rows, axis=1), sums,
-                 np.moveaxis(np.array(rows), 0, -1)))
+                 np.moveaxis(np.array(rows), 0, -1), np.concatenate(rows),
+                 np.concatenate(wide, axis=-1), np.concatenate(wide, axis=None)))
     with pytest.raises(ValueError, match="at least one array"):  # NumPy's error, located
         astjax.jit(joins)(x, s, 0)
+    a, b = _normal(2, 2), _normal(2, 3)
+    got, compiled = _run(joined_pair, a, b)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check([got], [np.concatenate([a, b], axis=1)])
+    with pytest.raises(ValueError, match=r"test_numba_lowerings.py:\d+: all the input array "
+                                         r"dimensions except for the concatenation axis"):
+        astjax.jit(joined_pair)(a, _normal(3, 2))  # NumPy's error, located

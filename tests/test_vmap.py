@@ -1056,3 +1056,16 @@ def test_per_example_loop_stacks_once():
     np.testing.assert_allclose(vmap(jnp.diag)(xs), np.stack([np.diag(r) for r in xs]))
     source = make_source(vmap(jnp.diag))(xs)
     assert ".append(" in source and "jnp.stack(" in source and ".at[" not in source
+
+
+def _joined_list(x):
+    hs = [x]
+    for i in range(2):
+        hs.append(jnp.cos(hs[-1][:, :i + 1]) * hs[0][:, :1])
+    return jnp.concatenate(hs, axis=-1) + jnp.sum(jnp.concatenate(hs, axis=-1))
+
+
+def test_concatenate_of_a_list_built_by_append_batches_without_a_loop():
+    xs = np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)
+    check(_joined_list, xs, loops=False)
+    check(grad(lambda x: jnp.sum(_joined_list(x) ** 2)), xs, loops=False)

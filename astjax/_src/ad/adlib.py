@@ -11,6 +11,7 @@ unbroadcast = adops.unbroadcast
 cotangent_like = adops.cotangent_like
 shape_stub = adops.shape_stub
 moveaxis = jnp.moveaxis  # the stacked-list adjoint (reverse.py)
+reshape = jnp.reshape    # the concatenated-list adjoint
 
 
 @vjp_rule("unbroadcast")

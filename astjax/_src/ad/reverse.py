@@ -209,6 +209,9 @@ class ReverseMode:
         self.top_level = {id(t) for t in self.fdef.body}  # statements that run once
         self.saved = {}  # (statement id, "before"/"after", var) pushed there -> its variable
         self.read_lists = {}  # list read by index -> its first read (list_read_adjoint)
+        # a stack's rows appended to an empty cotangent list: (list, the If appending them,
+        # the sum that replaces an else branch if read_lists_init fills the list after all)
+        self.stacks_onto_empty = []
         # id of a loop -> its trip counter (kept here, not on the shared typed function:
         # a function differentiated twice, split and whole, gets a counter in each)
         self.trip_counts = {}
@@ -669,9 +672,10 @@ class ReverseMode:
         return stmts
 
     def stacked_list(self, value, op):
-        """The list ``xs`` of ``jnp.array(xs)`` / ``jnp.stack(xs)`` when it was built by
-        ``append`` (a ``list[...]``) with floating-point elements, else None."""
-        if op is None or op.name not in ("array", "asarray", "stack"):
+        """The list ``xs`` of ``jnp.array(xs)``, ``jnp.stack(xs)`` or ``jnp.concatenate(xs)``
+        when it was built by ``append`` (a ``list[...]``) with floating-point elements, else
+        None."""
+        if op is None or op.name not in ("array", "asarray", "stack", "concatenate"):
             return None
         operand = anno.get(value, "operand_nodes").get(op.operands[0])
         if not (isinstance(operand, gast.Name) and operand.id in self.locals()):
@@ -696,20 +700,53 @@ class ReverseMode:
         empty = self.loop_depth == 0 and self.ct(lst) not in self.list_cts  # nothing read it
         ct = self.list_ct(lst)
         stmts.append(assign(rows, _call(_ajx("moveaxis"), [g, axis, const(0)])))
-        if empty:  # (else the sum below would pop from an empty list: untyped code)
-            return stmts + _statements(f"for {k} in range({rows}.shape[0]):\n"
-                                       f"    {ct}.append({rows}[{k}])\n")
-        stmts += _statements(
-            f"if len({ct}) == 0:\n"
-            f"    for {k} in range({rows}.shape[0]):\n"
-            f"        {ct}.append({rows}[{k}])\n"
-            f"else:\n"
-            f"    {earlier} = []\n"
-            f"    for {k} in range({rows}.shape[0]):\n"
-            f"        {earlier}.append({ct}.pop())\n"
-            f"    for {k} in range({rows}.shape[0]):\n"
-            f"        {ct}.append({rows}[{k}] + {earlier}.pop())\n")
-        return stmts
+        added = _statements(f"{earlier} = []\n"
+                            f"for {k} in range({rows}.shape[0]):\n"
+                            f"    {earlier}.append({ct}.pop())\n"
+                            f"for {k} in range({rows}.shape[0]):\n"
+                            f"    {ct}.append({rows}[{k}] + {earlier}.pop())\n")
+        appended = _statements(f"if len({ct}) == 0:\n"
+                               f"    for {k} in range({rows}.shape[0]):\n"
+                               f"        {ct}.append({rows}[{k}])\n")
+        if empty:
+            # No sum yet: popping from a list nothing appended to is untyped code. A read
+            # of the list earlier in f, whose adjoint comes later, makes read_lists_init
+            # fill the cotangent list with zeros; the sum is added then.
+            self.stacks_onto_empty.append((lst, appended[0], added))
+        else:
+            appended[0].orelse = added
+        return stmts + appended
+
+    def concatenated_list_adjoint(self, s, lst, target, t, val):
+        """Each element's piece of the result's cotangent is added to its entry of the
+        list's cotangent list. That list is kept as for reads by index (``read_lists``), so
+        it holds one entry per element here, shaped like the element: the entries give the
+        pieces' sizes."""
+        self.read_lists.setdefault(lst, s)
+        stmts = []
+        g = self.container_seed(target, t, stmts, val(target, old=False)).id
+        axis = _static_param(s.value, "axis", 0)
+        ndim = anno.get(anno.get(s.value, "operand_nodes")["arrays"], "type").elt.ndim
+        ct = self.list_ct(lst)
+        earlier, k, c, off, size = (self.names.fresh(n)
+                                    for n in ("earlier", "k", "c", "off", "size"))
+        if axis is None:  # the elements were flattened
+            sizes = f"{c}.size"
+            piece = f"_ajx.reshape({g}[{off}:{off} + {size}], {c}.shape)"
+        else:
+            axis %= ndim
+            slices = [":"] * axis + [f"{off}:{off} + {size}"]
+            sizes, piece = f"{c}.shape[{axis}]", f"{g}[{', '.join(slices)}]"
+        return stmts + _statements(
+            f"{earlier} = []\n"
+            f"for {k} in range(len({ct})):\n"
+            f"    {earlier}.append({ct}.pop())\n"
+            f"{off} = 0\n"
+            f"for {k} in range(len({earlier})):\n"
+            f"    {c} = {earlier}.pop()\n"
+            f"    {size} = {sizes}\n"
+            f"    {ct}.append({c} + _ajx.cotangent_like({piece}, {c}))\n"
+            f"    {off} = {off} + {size}\n")
 
     def list_read_adjoint(self, s, read, target, t, val):
         """``y = xs[i]``: y's cotangent is added to entry i of xs's cotangent list, which is
@@ -774,6 +811,9 @@ class ReverseMode:
         """The cotangent lists of lists read by index start with a zero per element of the
         list as the forward sweep left it (the adjoints of the appends then pop them)."""
         stmts = []
+        for lst, appended, added in self.stacks_onto_empty:
+            if lst in self.read_lists:
+                appended.orelse = added
         for lst, read in sorted(self.read_lists.items()):
             made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
                     t.targets[0].id == lst and isinstance(t.value, gast.List)]
@@ -843,6 +883,8 @@ class ReverseMode:
         op = anno.get(value, "op")
         callee = anno.get(value, "callee")
         stacked = self.stacked_list(value, op)
+        if stacked is not None and op.name == "concatenate":
+            return stmts + self.concatenated_list_adjoint(s, stacked, target, t, val)
         if stacked is not None:
             return stmts + self.stacked_list_adjoint(s, stacked, target, t, val)
         if (op is not None or callee is not None) and not self.has_float_input(value):
@@ -1193,6 +1235,15 @@ def _type_at(s, var, kind):
     except TypeError:  # a static value that does not hash: its text tells types apart
         return repr(t)
     return t
+
+
+def _static_param(value, name, default):
+    """The value of a static parameter of the op call ``value`` (concatenate's axis)."""
+    resolved = anno.get(value, "resolved_params") or {}
+    if name in resolved:
+        return resolved[name]
+    node = anno.get(value, "param_nodes").get(name)
+    return default if node is None else anno.get(node, "type").value
 
 
 def _renamed(node, val):

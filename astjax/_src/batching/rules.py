@@ -428,9 +428,15 @@ def _tuple(texts):
 @rule("concatenate")
 def concatenate(bx, op, vals, params, t):
     _no_batched_params(params, op)
-    elts = _batched_elements(bx, vals["arrays"])
     axis = plain(params["axis"].value) if "axis" in params else 0
     p = _params(params)
+    arrays = vals["arrays"]
+    if isinstance(arrays, Val):  # a list built by append: each element batched on axis 0
+        if axis is None:
+            raise NoRule("concatenate(): axis=None of a list built with append")
+        p["axis"] = _lit(_shift(axis, unwrap(arrays.t).elt.ndim))
+        return bx.call(op.name, {"arrays": arrays.text}, p), True
+    elts = _batched_elements(bx, arrays)
     if axis is None:
         texts = [_flat(bx, v) for v in elts]
         p["axis"] = "1"

@@ -690,7 +690,8 @@ class Batcher:
             node = operand_nodes.get(name)
             if node is None:
                 continue
-            if op.name == "stack" and isinstance(self.type_of(node), ListType):
+            if op.name in ("stack", "concatenate") and \
+                    isinstance(self.type_of(node), ListType):
                 vals[name] = self.val(node)  # built by append: see rules.stack
             elif isinstance(node, tuple) or isinstance(self.type_of(node), SequenceType) or \
                     name in _SEQUENCE_OPERANDS.get(op.name, ()):

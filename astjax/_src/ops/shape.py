@@ -327,6 +327,14 @@ def _concatenate(arrays, axis=0, dtype=None):
 
 
 def _concatenate_rule(arrays, axis=0, dtype=None):
+    if isinstance(arrays, ListType):  # built by append: one element type, length unknown
+        elt = _appended_element(arrays, "concatenate")
+        if plain(axis) is None:
+            ones = (False,)
+        else:
+            ones = list(_concat_ones("concatenate", [elt], axis))
+            ones[normalize_axis(axis, elt.ndim, "concatenate")] = False
+        return _list_join_type(elt, ones, dtype)
     types = sequence_elts(arrays, "concatenate")
     out_dtype, weak = _join_dtype(concatenate, arrays, dtype)
     if plain(axis) is None:  # flatten everything first
@@ -346,18 +354,26 @@ def _stack(arrays, axis=0, dtype=None):
     return _cast_result(np.stack(arrays, axis), dtype)
 
 
+def _appended_element(arrays, name):
+    if arrays.elt is UNKNOWN:
+        raise ShapeError(f"{name}(): need at least one array (nothing is appended to this "
+                         f"list)")
+    return as_array_type(arrays.elt)
+
+
+def _list_join_type(elt, ones, dtype):
+    """Joining a list's elements: their dtype, unless ``dtype`` is given."""
+    if dtype is not None:
+        return ArrayType(dtypes.canonicalize_dtype(dtype), tuple(ones), False)
+    return ArrayType(elt.dtype, tuple(ones), elt.weak)
+
+
 def _stack_rule(arrays, axis=0, dtype=None):
     if isinstance(arrays, ListType):  # built by append: one element type, length unknown
-        if arrays.elt is UNKNOWN:
-            raise ShapeError("stack(): need at least one array (nothing is appended to "
-                             "this list)")
-        elt = as_array_type(arrays.elt)
-        axis = normalize_axis(axis, elt.ndim + 1, "stack")
+        elt = _appended_element(arrays, "stack")
         ones = list(elt.ones)
-        ones.insert(axis, False)
-        if dtype is not None:
-            return ArrayType(dtypes.canonicalize_dtype(dtype), tuple(ones), False)
-        return ArrayType(elt.dtype, tuple(ones), elt.weak)
+        ones.insert(normalize_axis(axis, elt.ndim + 1, "stack"), False)
+        return _list_join_type(elt, ones, dtype)
     types = sequence_elts(arrays, "stack")
     out_dtype, weak = _join_dtype(stack, arrays, dtype)
     ndim = types[0].ndim

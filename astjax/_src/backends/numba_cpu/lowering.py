@@ -383,6 +383,8 @@ def _join(c):
     arrays = c.operands["arrays"]
     if c.op.name == "stack" and isinstance(c.type("arrays"), ListType):
         return _stack_list(c, c.text("arrays"), c.type("arrays"), c.param("axis", 0))
+    if isinstance(c.type("arrays"), ListType):
+        return _concatenate_list(c, c.text("arrays"), c.type("arrays"), c.param("axis", 0))
     if isinstance(arrays, tuple):  # a tuple display
         items = [(c.emitter.atom(v), anno.get(v, "type")) for v in arrays]
     elif isinstance(anno.get(arrays, "type"), SequenceType):  # a tuple held in a variable
@@ -533,6 +535,42 @@ def _stack_list(c, lst, t, axis):
         order.insert(axis, 0)
         lines.append(f"{out} = np.ascontiguousarray(np.transpose({out}, {tuple(order)}))")
     return lines + [f"{c.target} = {out}"]
+
+
+def _concatenate_list(c, lst, t, axis):
+    """``jnp.concatenate(xs, axis)`` of a list built by ``append``: the sizes along the axis
+    are added up (the other sizes checked against the first element's), then each element
+    is copied into its slice of a new array. ``axis=None`` joins the flattened elements."""
+    elt = as_array_type(t.elt)
+    names = c.emitter.names
+    n, k, first, total, off, size, out = (
+        names.fresh(h) for h in ("n", "k", "first", "total", "off", "size", "joined"))
+    error = c.emitter.broadcast_error
+    item = f"{lst}[{k}]" if elt.dtype == c.out.dtype else f"{lst}[{k}].astype({c.dtype()})"
+    lines = [f"{n} = len({lst})",
+             f"if {n} == 0:", _INDENT + f"raise {error}({c.where + ': an empty list'!r})",
+             f"{first} = {lst}[0]", f"{total} = 0", f"for {k} in range({n}):"]
+    if axis is None:
+        lines.append(_INDENT + f"{total} += {lst}[{k}].size")
+        shape, piece, item = f"{total}", f"{off}:{off} + {size}", f"{item}.ravel()"
+    else:
+        axis %= elt.ndim
+        others = [f"{lst}[{k}].shape[{d}] != {first}.shape[{d}]"
+                  for d in range(elt.ndim) if d != axis]
+        if others:
+            lines += [_INDENT + f"if {' or '.join(others)}:", _INDENT * 2 + f"raise {error}(" +
+                      repr(c.where + ": the elements' sizes differ off the joining axis") + ")"]
+        lines.append(_INDENT + f"{total} += {lst}[{k}].shape[{axis}]")
+        shape = tuple_source([total if d == axis else f"{first}.shape[{d}]"
+                              for d in range(elt.ndim)])
+        piece = ", ".join([":"] * axis + [f"{off}:{off} + {size}"])
+    whole = ".size" if axis is None else f".shape[{axis}]"
+    return lines + [f"{out} = np.empty({shape}, {c.dtype()})", f"{off} = 0",
+                    f"for {k} in range({n}):",
+                    _INDENT + f"{size} = {lst}[{k}]{whole}",
+                    _INDENT + f"{out}[{piece}] = {item}",
+                    _INDENT + f"{off} += {size}",
+                    f"{c.target} = {out}"]
 
 
 @lowering("frexp")
