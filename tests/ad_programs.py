@@ -50,6 +50,24 @@ def value_branch(x):
     return -s
 
 
+def branch_changes_its_test(x):
+    """The backward sweep takes each branch by the test's value on entry (it once read the
+    value the branch left, False here, and differentiated the other branch)."""
+    first = jnp.sum(x) > 0
+    y = x
+    for i in range(3):
+        if first:
+            first = False
+            y = y * 2.0
+        else:
+            y = jnp.sin(y)
+    once = jnp.sum(x) > 0
+    if once:
+        once = jnp.sum(y) > 100.0
+        y = y * y
+    return jnp.sum(y) + jnp.where(once, 1.0, 0.0)
+
+
 def break_early(x, n):
     y = x
     for i in range(n):

@@ -33,6 +33,7 @@ def test_seed_examples():
     (P.loop_while, (X,)),
     (P.branches, (X, 1)), (P.branches, (X, -2)), (P.branches, (X, 0)),
     (P.value_branch, (X,)), (P.value_branch, (-np.abs(X),)),
+    (P.branch_changes_its_test, (X,)), (P.branch_changes_its_test, (-np.abs(X),)),
     (P.break_early, (X, 10)), (P.break_early, (X, 2)),
     (P.reassign, (X,)),
     (P.calls, (X, Y)),

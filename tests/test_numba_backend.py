@@ -203,6 +203,7 @@ def nested_scalar_loops(x):
 @pytest.mark.parametrize("fn,make_args", [
     (nested_scalar_loops, lambda rng: (np.float32(0.7),)),
     (AD.appended_then_stacked, lambda rng: (rng.normal(size=4).astype(np.float32),)),
+    (AD.branch_changes_its_test, lambda rng: (np.abs(rng.normal(size=4)).astype(np.float32),)),
     (mlp_loss, lambda rng: ((rng.normal(size=(6, 5)).astype(np.float32),
                              np.zeros(5, np.float32),
                              rng.normal(size=(5, 3)).astype(np.float32),

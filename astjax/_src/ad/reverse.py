@@ -209,6 +209,8 @@ class ReverseMode:
         self.top_level = {id(t) for t in self.fdef.body}  # statements that run once
         self.saved = {}  # (statement id, "before"/"after", var) pushed there -> its variable
         self.read_lists = {}  # list read by index -> its first read (list_read_adjoint)
+        self.unset_flags, self.unset_adds = {}, set()  # see settle_unset
+        self.branch_tests = {}  # id of an if that changes its test -> the test on entry
         # a stack's rows appended to an empty cotangent list: (list, the If appending them,
         # the sum that replaces an else branch if read_lists_init fills the list after all)
         self.stacks_onto_empty = []
@@ -298,9 +300,11 @@ class ReverseMode:
         for arg in self.fdef.args.args:
             t = anno.get(arg, "type")
             grads.append(self.final_cotangent(arg.id, t, backward))
+        backward = self.settle_unset(backward)
         # every cotangent starts as the weak zero 0.0; tapes start empty
         init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
                        else const(0.0)) for name in self.cts.values()]
+        init += [assign(name, const(True)) for name in self.unset_flags.values()]
         init += [assign(name, gast.List(elts=[], ctx=gast.Load())) for name in
                  self.tapes.values()]
         grads = gast.Tuple(elts=grads, ctx=gast.Load())
@@ -409,10 +413,18 @@ class ReverseMode:
                 if taken is not None:
                     out += self.forward(s.body if taken else s.orelse)
                     continue
-                new = gast.If(test=anno.clean_copy(s.test), body=self.forward(s.body) or
-                              [gast.Pass()], orelse=self.forward(s.orelse))
+                test = s.test.id
+                if test in _names(s.body + s.orelse, gast.Store):
+                    # the branch changes its own test (``if first: first = False``): the
+                    # backward sweep needs the test's value on entry, kept aside
+                    test = self.branch_tests.setdefault(id(s), self.names.fresh(f"{test}_on"))
+                    if self.loop_depth:
+                        self.unsafe.add(test)
+                    out.append(assign(test, load(s.test.id)))
+                new = gast.If(test=load(test), body=self.forward(s.body) or [gast.Pass()],
+                              orelse=self.forward(s.orelse))
                 out.append(new)
-                out += self.push([s.test.id])
+                out += self.push([test])
             elif isinstance(s, (gast.For, gast.While)):
                 trips = self.trips_name(s, nested=self.loop_depth > 0)
                 out.append(assign(trips, const(0)))
@@ -604,9 +616,9 @@ class ReverseMode:
                 if taken is not None:
                     out += self.backward(s.body if taken else s.orelse)
                     continue
-                renames = {}
-                out += self.pop([s.test.id], renames)
-                test = load(renames[s.test.id][0]) if s.test.id in renames else load(s.test.id)
+                renames, test = {}, self.branch_tests.get(id(s), s.test.id)
+                out += self.pop([test], renames)
+                test = load(renames[test][0]) if test in renames else load(test)
                 out.append(gast.If(test=test, body=self.backward(s.body) or [gast.Pass()],
                                    orelse=self.backward(s.orelse)))
             elif isinstance(s, (gast.For, gast.While)):
@@ -939,9 +951,37 @@ class ReverseMode:
                              and runtime_index(s.value, self.locals()) is not None}
         if var not in self._indexed:
             return []
-        return [assign(self.ct(var, path), _call(_ajx("cotangent_like"), [
-            const(0.0), _sub(load(var), path)]))
-            for path, _ in float_leaves(t)]
+        stmts = []
+        for path, _ in float_leaves(t):
+            d = self.ct(var, path)
+            unset = self.unset_flags.setdefault(d, self.names.fresh(f"{d}_unset"))
+            stmts += [assign(d, _sub(load(var), path)), assign(unset, const(True))]
+        return stmts
+
+    def settle_unset(self, stmts):
+        """The element cotangents of ``element_cotangents`` start unset: their placeholder
+        (the element itself) gives them an array type without allocating, the first add
+        assigns (zero-filling 2.6 MB of accumulators was a tenth of the tutorial MLP's
+        step) and any other read finds zeros. A reset to 0.0 unsets them again."""
+        out = []
+        for s in stmts:
+            if id(s) in self.unset_adds:
+                out.append(s)
+                continue
+            if isinstance(s, gast.Assign) and s.targets[0].id in self.unset_flags and \
+                    isinstance(s.value, gast.Constant) and s.value.value == 0.0:
+                out.append(assign(self.unset_flags[s.targets[0].id], const(True)))
+                continue
+            header = s.test if isinstance(s, (gast.If, gast.While)) else \
+                s.iter if isinstance(s, gast.For) else None
+            if header is not None:
+                s.body, s.orelse = self.settle_unset(s.body), self.settle_unset(s.orelse)
+            read = set(_names([header] if header is not None else [s], gast.Load))
+            for d in sorted(read & set(self.unset_flags)):
+                out.append(gast.If(test=load(self.unset_flags[d]), body=[assign(
+                    d, _call(_ajx("cotangent_like"), [const(0.0), load(d)]))], orelse=[]))
+            out.append(s)
+        return out
 
     def runtime_index_adjoint(self, s, target, t, index):
         """``c = xs[i]`` with ``i`` known at run time only (``for w, b in params``: the
@@ -984,6 +1024,12 @@ class ReverseMode:
         if unbroadcast:
             contribution = _call(_ajx("unbroadcast"), [contribution, like])
         add = assign(d, gast.BinOp(left=load(d), op=gast.Add(), right=contribution))
+        unset = self.unset_flags.get(d)
+        if unset is not None:  # (see settle_unset)
+            add = gast.If(test=load(unset), body=[
+                assign(d, _call(_ajx("cotangent_like"), [contribution, load(d)])),
+                assign(unset, const(False))], orelse=[add])
+            self.unset_adds.add(id(add))
         # a rule returns None for "no gradient"; typing decides this test statically
         stmts.append(gast.If(test=gast.Compare(left=load(c), ops=[gast.IsNot()],
                                                comparators=[const(None)]),

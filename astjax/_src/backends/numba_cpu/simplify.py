@@ -286,6 +286,11 @@ def _read_tuple_elements(fdef):
                                 type_comment=None)
             anno.set_(s.value, "type", anno.get(elt, "type"))
             changed = True
+        elif isinstance(anno.get(elt, "type"), Static) and \
+                type(anno.get(elt, "type").value) in (bool, int):  # a flag, a trip count
+            s.value = gast.Constant(value=anno.get(elt, "type").value, kind=None)
+            anno.set_(s.value, "type", anno.get(elt, "type"))
+            changed = True
     return changed
 
 
