@@ -417,6 +417,26 @@ def list_sliced(x):
     return jnp.sum(jnp.stack(hs[1:]))
 
 
+def list_slices_read_and_extended(x, n):
+    """Slices (bounds from either end, one at run time) read by index, stacked, joined
+    and appended to."""
+    hs = [x]
+    for i in range(3):
+        hs.append(jnp.sin(hs[-1]) * hs[0])
+    a = hs[1:]
+    b = hs[:-1]
+    tail = hs[-2:]
+    tail.append(x * 2.0)
+    return (jnp.sum(jnp.stack(a) ** 2) + jnp.sum(jnp.stack(b) * 3.0) + jnp.sum(a[0] * b[-1])
+            + jnp.sum(jnp.concatenate(hs[1:n]) ** 3) + jnp.sum(jnp.stack(tail) ** 2))
+
+
+def list_sliced_with_a_step(x):
+    hs = [x]
+    hs.append(x * 2.0)
+    return jnp.sum(jnp.stack(hs[::2]))
+
+
 # --- real-valued functions of complex inputs (JAX's convention: grad = df/dx - i df/dy) ---------
 
 def complex_abs_squared(z):

@@ -356,16 +356,12 @@ def test_lists_built_with_append_and_read_by_index(x64):
         grad(P.list_argument_appended_to)(x)
     with pytest.raises(NotImplementedError, match="vmap of a function that receives a list"):
         astjax.vmap(P.list_passed_to_a_call)(np.stack([x, x]))  # (was an IndexError)
-    # other uses of such a list would drop its cotangent: the user's error (forward mode
-    # slices tangent lists)
-    jvp_of = lambda f: (lambda x: jvp(f, (x,), (x,))[1])  # noqa: E731
-    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: the list 'hs' "
-                                        r"\(built with append\) is used here"):
-        grad(P.list_sliced)(x)
-    eps = 1e-6
-    np.testing.assert_allclose(jvp_of(P.list_sliced)(x), (P.list_sliced(x + eps * x) -
-                                                           P.list_sliced(x - eps * x)) / (2 * eps),
-                               rtol=1e-7)
+    # slices: entry j of the slice's cotangent list adds to entry start + j of the list's
+    check_grads(P.list_sliced, (x,), order=2)
+    check_grads(P.list_slices_read_and_extended, (x, 3), order=2)
+    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating a slice "
+                                        r"of a list built with append with a step"):
+        grad(P.list_sliced_with_a_step)(x)
 
 
 def test_lists_read_by_index_on_numba(x64, numba_backend):
@@ -373,7 +369,8 @@ def test_lists_read_by_index_on_numba(x64, numba_backend):
     for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,
                                        P.list_display_then_appended, P.list_passed_to_a_call,
                                        P.stacked_after_reads_by_index)] + \
-            [(P.concatenated_lists, np.reshape(x, (2, 2)))]:
+            [(P.concatenated_lists, np.reshape(x, (2, 2))),
+             (lambda x: P.list_slices_read_and_extended(x, 3), x)]:
         jitted = astjax.jit(grad(fn))
         got = jitted(arg)
         (compiled,) = jitted.cache.values()

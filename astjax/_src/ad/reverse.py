@@ -74,6 +74,16 @@ def list_read(value, local_names):
     return None
 
 
+def list_slice(value, local_names):
+    """For ``xs[a:b]`` with ``xs`` a local list built at run time: (``xs``'s name, the
+    slice node); else None."""
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
+            value.value.id in local_names and isinstance(value.slice, gast.Slice) and \
+            holds_float_list(anno.get(value.value, "type")):
+        return value.value.id, value.slice
+    return None
+
+
 def holds_float_list(t):
     """A list built at run time (append) with floating-point elements."""
     return isinstance(t, ListType) and any(True for _ in float_leaves(t.elt))
@@ -659,6 +669,8 @@ class ReverseMode:
                     name, value_type = n.func.value.id, anno.get(n.args[0], "type")
                 elif isinstance(n, gast.Assign) and anno.get(n.value, "list_pop"):
                     name, value_type = n.value.func.value.id, anno.get(n.targets[0], "type")
+                elif isinstance(n, gast.Assign) and list_slice(n.value, self.locals()):
+                    name, value_type = n.targets[0].id, anno.get(n.targets[0], "type").elt
                 else:
                     continue
                 paths = self._list_paths.setdefault(name, set())
@@ -793,6 +805,57 @@ class ReverseMode:
                                  f"    {ct}.append({held}.pop())\n")
         return stmts
 
+    def list_slice_adjoint(self, s, xs, bounds, target):
+        """``ys = xs[a:b]``: entry j of ys's cotangent list is added to entry a + j of xs's,
+        kept as for reads by index (``read_lists``). Both are in step with their lists
+        here, and the derivative code moves entries with pops and appends only."""
+        xs = self.list_root(xs)
+        self.read_lists.setdefault(xs, s)
+        ends = []
+        for end in (bounds.lower, bounds.upper, bounds.step):
+            if end is None or isinstance(end, gast.Constant) and end.value is None:
+                ends.append(None)
+            elif isinstance(end, gast.Constant) and type(end.value) is int:
+                ends.append(repr(end.value))
+            elif isinstance(end, gast.Name) and end.id not in self.unsafe:
+                ends.append(end.id)
+            else:
+                raise self.error(s, "differentiating a slice of a list built with append is "
+                                 "supported with bounds that are constants or variables "
+                                 "set once")
+        lower, upper, step = ends
+        if step not in (None, "1"):
+            raise self.error(s, "differentiating a slice of a list built with append with a "
+                             "step is not supported yet")
+        stmts = []
+        for path in self.list_leaves(xs):
+            ct_y = self.ct(target, path)
+            if ct_y not in self.list_cts:
+                continue  # nothing read ys
+            ct_x = self.list_ct(xs, path)
+            n, start, stop, taken, earlier, k, c = (self.names.fresh(h) for h in (
+                "n", "start", "stop", "taken", "earlier", "k", "c"))
+            source = f"{n} = len({ct_x})\n"
+            for name, end, default in ((start, lower, "0"), (stop, upper, n)):
+                source += (f"{name} = {end or default}\n"
+                           f"if {name} < 0:\n    {name} = {name} + {n}\n"
+                           f"if {name} < 0:\n    {name} = 0\n"
+                           f"if {name} > {n}:\n    {name} = {n}\n")
+            stmts += _statements(
+                source +
+                f"{taken} = []\n"
+                f"for {k} in range(len({ct_y})):\n"
+                f"    {taken}.append({ct_y}.pop())\n"
+                f"{earlier} = []\n"
+                f"for {k} in range({n}):\n"
+                f"    {earlier}.append({ct_x}.pop())\n"
+                f"for {k} in range({n}):\n"
+                f"    {c} = {earlier}.pop()\n"
+                f"    if {start} <= {k} and {k} < {stop}:\n"
+                f"        {c} = {c} + {taken}.pop()\n"
+                f"    {ct_x}.append({c})\n")
+        return stmts
+
     def list_root(self, name):
         """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``)."""
         while True:
@@ -828,7 +891,8 @@ class ReverseMode:
                 appended.orelse = added
         for lst, read in sorted(self.read_lists.items()):
             made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
-                    t.targets[0].id == lst and isinstance(t.value, gast.List)]
+                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
+                                                list_slice(t.value, self.locals()))]
             if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
                 raise self.error(read, f"differentiating reads of list {lst!r} by index "
                                  f"needs the list made once, at the top level of the "
@@ -868,6 +932,9 @@ class ReverseMode:
             # a constant replaces the variable: the old value's cotangent starts from zero
             return [assign(self.ct(target, path), const(0.0))
                     for path in self.float_paths().get(target, ())]
+        sliced = list_slice(value, self.locals())
+        if sliced is not None:
+            return self.list_slice_adjoint(s, *sliced, target)
         if (leaves or _holds_list(t)) and self.stacked_list(value, anno.get(value, "op")) is None:
             self.refuse_other_list_uses(s)
         if not leaves:
@@ -969,7 +1036,7 @@ class ReverseMode:
                 out.append(s)
                 continue
             if isinstance(s, gast.Assign) and s.targets[0].id in self.unset_flags and \
-                    isinstance(s.value, gast.Constant) and s.value.value == 0.0:
+                    isinstance(s.value, gast.Constant) and type(s.value.value) is float:
                 out.append(assign(self.unset_flags[s.targets[0].id], const(True)))
                 continue
             header = s.test if isinstance(s, (gast.If, gast.While)) else \
