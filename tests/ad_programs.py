@@ -410,6 +410,19 @@ def list_argument_appended_to(x):
     return _grow(hs, x)
 
 
+def list_popped(x):
+    """``hs.pop()`` as a statement, and a pop whose value is read: each pop's cotangent
+    goes back on the list's cotangent list (a discarded one, as zeros)."""
+    hs = [x]
+    for i in range(3):
+        hs.append(x * hs[-1] + i)
+    last = hs[-1]
+    hs.pop()
+    hs.append(jnp.sin(x))
+    top = hs.pop()
+    return jnp.sum(last) + jnp.sum(jnp.stack(hs) ** 2) + jnp.sum(hs[-1] * top)
+
+
 def list_sliced(x):
     hs = []
     for i in range(3):

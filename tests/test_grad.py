@@ -358,6 +358,7 @@ def test_lists_built_with_append_and_read_by_index(x64):
         astjax.vmap(P.list_passed_to_a_call)(np.stack([x, x]))  # (was an IndexError)
     # slices: entry j of the slice's cotangent list adds to entry start + j of the list's
     check_grads(P.list_sliced, (x,), order=2)
+    check_grads(P.list_popped, (x,), order=2)
     check_grads(P.list_slices_read_and_extended, (x, 3), order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating a slice "
                                         r"of a list built with append with a step"):
@@ -368,7 +369,7 @@ def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
     for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,
                                        P.list_display_then_appended, P.list_passed_to_a_call,
-                                       P.stacked_after_reads_by_index)] + \
+                                       P.stacked_after_reads_by_index, P.list_popped)] + \
             [(P.concatenated_lists, np.reshape(x, (2, 2))),
              (lambda x: P.list_slices_read_and_extended(x, 3), x)]:
         jitted = astjax.jit(grad(fn))

@@ -556,6 +556,8 @@ class ReverseMode:
         value, target = s.value, s.targets[0].id
         if not self.needs_values(s):
             return []
+        if anno.get(value, "list_pop"):
+            return [target]  # its cotangent goes back on the list shaped like it
         index = runtime_index(value, self.locals())
         read = list_read(value, self.locals())
         if read is not None:
@@ -595,9 +597,12 @@ class ReverseMode:
 
     def needs_values(self, s):
         """Whether the backward sweep computes anything for ``s`` (and so reads values)."""
+        value = s.value
+        if anno.get(value, "list_pop") and any(True for _ in float_leaves(
+                anno.get(s.targets[0], "type"))):
+            return value.func.value.id in self.useful  # (see pop_adjoint)
         if s.targets[0].id not in self.useful:
             return False
-        value = s.value
         t = anno.get(s.targets[0], "type")
         if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
             return False
@@ -908,13 +913,18 @@ class ReverseMode:
                     type_comment=None))
         return stmts
 
-    def pop_adjoint(self, s, target, t):
+    def pop_adjoint(self, s, target, val):
+        """``y = xs.pop()``: y's cotangent goes back on xs's cotangent list, shaped like y
+        (where nothing read y it is still the weak 0.0), for the adjoint of the append that
+        put y there."""
         lst = s.value.func.value
         stmts = []
         for path in self.list_leaves(lst.id):
+            entry = _call(_ajx("cotangent_like"), [load(self.ct(target, path)),
+                                                  _sub(val(target, old=False), path)])
             stmts.append(gast.Expr(value=_call(gast.Attribute(
                 value=load(self.list_ct(lst.id, path)), attr="append", ctx=gast.Load()),
-                [load(self.ct(target, path))])))
+                [entry])))
             if target in self.unsafe:
                 stmts.append(assign(self.ct(target, path), const(0.0)))
         return stmts
@@ -962,6 +972,8 @@ class ReverseMode:
         op = anno.get(value, "op")
         callee = anno.get(value, "callee")
         stacked = self.stacked_list(value, op)
+        if anno.get(value, "list_pop"):
+            return stmts + self.pop_adjoint(s, target, val)
         if stacked is not None and op.name == "concatenate":
             return stmts + self.concatenated_list_adjoint(s, stacked, target, t, val)
         if stacked is not None:
@@ -1254,8 +1266,6 @@ class ReverseMode:
                 offset += size
         elif anno.get(value, "scalar_conversion") == "float":
             move((), value.args[0].id, (), t)
-        elif anno.get(value, "list_pop"):
-            return self.pop_adjoint(s, target, t)
         elif anno.get(value, "builtin"):
             raise self.error(s, "differentiating through builtin min/max/sum is not supported "
                              "yet; use jnp.minimum/jnp.maximum/jnp.sum")

@@ -72,6 +72,10 @@ class ANF:
             value = self.expr(s.value, pre, s)
             if self.is_atom(value):
                 return pre
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                    value.func.attr == "pop":
+                self.bind(value, pre, s)  # xs.pop() as a statement: the transforms see
+                return pre                # the pop of an assignment (t = xs.pop())
             return pre + [copy_loc(gast.Expr(value=value), s)]
         if isinstance(s, gast.Return):
             value = self.atom(s.value if s.value is not None else const(None), pre, s)
