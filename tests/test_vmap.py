@@ -1069,3 +1069,13 @@ def test_concatenate_of_a_list_built_by_append_batches_without_a_loop():
     xs = np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)
     check(_joined_list, xs, loops=False)
     check(grad(lambda x: jnp.sum(_joined_list(x) ** 2)), xs, loops=False)
+
+
+def _discards_a_result(x):
+    jnp.sin(x)  # ops have no effects: nothing to batch
+    return x * 2.0
+
+
+def test_a_discarded_op_result_batches():
+    xs = np.random.default_rng(6).standard_normal((3, 2)).astype(np.float32)
+    check(_discards_a_result, xs, loops=False)

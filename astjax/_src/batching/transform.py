@@ -975,7 +975,12 @@ class Batcher:
             self.bt[lst] = want
             return
         if self.node_batched(call):
-            raise NotImplementedError("vmap: an expression statement on batched values")
+            if anno.get(call, "op") is not None:
+                return  # an op's result nobody reads: ops have no effects
+            from ..errors import UserNotImplementedError
+            raise self.spec.parsed.error(s, "vmap of a call whose result is discarded, on "
+                                         "batched values, is not supported yet",
+                                         UserNotImplementedError)
         self.emit(self.unchanged(call))
 
     # --- if ----------------------------------------------------------------------------------
