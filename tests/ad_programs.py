@@ -377,6 +377,29 @@ def list_made_in_a_loop(x):
     return total
 
 
+def lists_made_in_nested_loops(x):
+    """A list made afresh each trip of the outer loop, grown by the inner one, read by
+    index, stacked, and its last element carried to the next trip."""
+    total = 0.0
+    h = x
+    for j in range(3):
+        outs = [h]
+        for i in range(2):
+            outs.append(jnp.sin(outs[-1]) * outs[0])
+        total = total + jnp.sum(jnp.stack(outs) ** 2) + jnp.sum(outs[1])
+        h = outs[-1] * 0.5
+    return total + jnp.sum(h)
+
+
+def list_made_in_a_branch(x):
+    if jnp.sum(x) > 0:
+        hs = [x]
+    else:
+        hs = [x * 2.0]
+    hs.append(jnp.sin(x))
+    return jnp.sum(hs[0] * hs[1])
+
+
 def list_display_then_appended(x):
     """The NumPy habit: a list display grown by append, read from its end."""
     acts = [x]

@@ -342,9 +342,12 @@ def test_lists_built_with_append_and_read_by_index(x64):
     check_grads(P.concatenated_lists, (np.reshape(x, (2, 2)),), order=2)
     check_grads(P.pairs_in_a_list, (x,), order=2)
     check_grads(P.list_display_then_appended, (x,), order=2)
+    # made afresh each trip of a loop: each trip's backward sweep starts its own
+    check_grads(P.list_made_in_a_loop, (x,), order=2)
+    check_grads(P.lists_made_in_nested_loops, (x,), order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
-                                        r"list 'outs' by index needs the list made once"):
-        grad(P.list_made_in_a_loop)(x)
+                                        r"list 'hs' by index needs the list made once"):
+        grad(P.list_made_in_a_branch)(x)
     # a list passed to a function: its cotangent list comes back from the callee's
     # derivative (tangent lists go in), first order only for now
     check_grads(P.list_passed_to_a_call, (x,), order=1)
@@ -369,7 +372,8 @@ def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
     for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,
                                        P.list_display_then_appended, P.list_passed_to_a_call,
-                                       P.stacked_after_reads_by_index, P.list_popped)] + \
+                                       P.stacked_after_reads_by_index, P.list_popped,
+                                       P.lists_made_in_nested_loops)] + \
             [(P.concatenated_lists, np.reshape(x, (2, 2))),
              (lambda x: P.list_slices_read_and_extended(x, 3), x)]:
         jitted = astjax.jit(grad(fn))

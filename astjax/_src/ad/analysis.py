@@ -73,6 +73,11 @@ def runtime_index(value, local_names=None):
     return value.slice.id
 
 
+# operands an op reads for their shape only: no cotangent flows to them
+SHAPE_ONLY = {"cotangent_like": "z", "unbroadcast": "like", "full_like": "a",
+              "zeros_like": "a", "ones_like": "a", "empty_like": "a"}
+
+
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
     ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
@@ -120,6 +125,11 @@ def liveness(fdef, out, keys=None):
                     child_key(value) is not None and keys_used is None and \
                     not isinstance(anno.get(value.value, "type"), ListType):
                 changed |= mark(value.value.id, child_key(value))  # (a list is live whole)
+            elif getattr(anno.get(value, "op"), "name", None) in SHAPE_ONLY:
+                shape = anno.get(value, "operand_nodes").get(
+                    SHAPE_ONLY[anno.get(value, "op").name])
+                changed |= any([mark(n.id) for n in gast.walk(value)
+                                if isinstance(n, gast.Name) and n is not shape])
             else:
                 changed |= mark_all(value)
         for call in appends:  # a value pushed on a live list is read when popped

@@ -221,6 +221,7 @@ class ReverseMode:
         self.read_lists = {}  # list read by index -> its first read (list_read_adjoint)
         self.unset_flags, self.unset_adds = {}, set()  # see settle_unset
         self.branch_tests = {}  # id of an if that changes its test -> the test on entry
+        self.loop_bodies = {}  # id of a loop -> [its forward sweep's body, its backward one]
         # a stack's rows appended to an empty cotangent list: (list, the If appending them,
         # the sum that replaces an else branch if read_lists_init fills the list after all)
         self.stacks_onto_empty = []
@@ -443,6 +444,7 @@ class ReverseMode:
                 self.loop_depth -= 1
                 body += [assign(trips, gast.BinOp(
                     left=load(trips), op=gast.Add(), right=const(1)))]
+                self.loop_bodies[id(s)] = [body]  # (see cotangent_list_per_trip)
                 if isinstance(s, gast.For):
                     loop = gast.For(target=anno.clean_copy(s.target),
                                     iter=anno.clean_copy(s.iter), body=body, orelse=[],
@@ -647,6 +649,7 @@ class ReverseMode:
                 loop = gast.For(target=store(self.names.fresh("_")),
                                 iter=_call(load("range"), [count]),
                                 body=body or [gast.Pass()], orelse=[], type_comment=None)
+                self.loop_bodies[id(s)].append(loop.body)
                 out.append(loop)
             elif isinstance(s, gast.Assign):
                 out += [_locate(n, s) for n in self.adjoint(s)]
@@ -899,9 +902,14 @@ class ReverseMode:
                     t.targets[0].id == lst and (isinstance(t.value, gast.List) or
                                                 list_slice(t.value, self.locals()))]
             if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
-                raise self.error(read, f"differentiating reads of list {lst!r} by index "
-                                 f"needs the list made once, at the top level of the "
-                                 f"function (not in a loop or branch)")
+                loop = self.loop_making(lst)
+                if loop is None:
+                    raise self.error(read, f"differentiating reads of list {lst!r} by index "
+                                     f"needs the list made once, at the top level of the "
+                                     f"function or of a loop's body, and read only there "
+                                     f"(not in a branch)")
+                self.cotangent_list_per_trip(lst, loop)
+                continue
             for path in self.list_leaves(lst):
                 k = self.names.fresh("k")
                 zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
@@ -912,6 +920,46 @@ class ReverseMode:
                                        ctx=gast.Load()), [zero]))], orelse=[],
                     type_comment=None))
         return stmts
+
+    def loop_making(self, lst):
+        """The loop whose body (at its top level) makes list ``lst`` afresh each trip, when
+        nothing else assigns ``lst`` and nothing outside the loop reads it; else None."""
+        stores = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and
+                  n.id == lst and isinstance(n.ctx, gast.Store)]
+        for loop in gast.walk(self.fdef):
+            if not isinstance(loop, (gast.For, gast.While)) or id(loop) not in self.loop_bodies:
+                continue
+            made = [t for t in loop.body if isinstance(t, gast.Assign) and
+                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
+                                                list_slice(t.value, self.locals()))]
+            inside = {id(n) for n in gast.walk(loop)}
+            if len(made) == 1 and len(stores) == 1 and all(
+                    id(n) in inside for n in gast.walk(self.fdef)
+                    if isinstance(n, gast.Name) and n.id == lst):
+                return loop
+        return None
+
+    def cotangent_list_per_trip(self, lst, loop):
+        """A list made afresh each trip of ``loop`` and read there: each trip's forward
+        sweep tapes the list as the trip leaves it, and the backward sweep starts the
+        trip's cotangent list with a zero per element of it (the appends' adjoints then
+        empty it by the time they reach the list's making)."""
+        forward_body, backward_body = self.loop_bodies[id(loop)]
+        tape = self.tapes.setdefault(("made in the loop", lst), self.names.fresh(f"tape_{lst}"))
+        forward_body.insert(len(forward_body) - 1, _locate(gast.Expr(value=_call(
+            gast.Attribute(value=load(tape), attr="append", ctx=gast.Load()), [load(lst)])),
+            loop))
+        left, k = self.names.fresh(f"{lst}_left"), self.names.fresh("k")
+        fill = [assign(left, _call(gast.Attribute(value=load(tape), attr="pop",
+                                                  ctx=gast.Load()), []))]
+        for path in self.list_leaves(lst):
+            zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
+                value=load(left), slice=load(k), ctx=gast.Load()), path)])
+            fill.append(gast.For(target=store(k), iter=_call(load("range"), [
+                _call(load("len"), [load(left)])]), body=[gast.Expr(value=_call(
+                    gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
+                                   ctx=gast.Load()), [zero]))], orelse=[], type_comment=None))
+        backward_body[0:0] = [_locate(t, loop) for t in fill]
 
     def pop_adjoint(self, s, target, val):
         """``y = xs.pop()``: y's cotangent goes back on xs's cotangent list, shaped like y
