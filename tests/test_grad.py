@@ -357,8 +357,11 @@ def test_lists_built_with_append_and_read_by_index(x64):
             second_order(x)
     with pytest.raises(TypeError, match="changes its list argument 'hs'"):
         grad(P.list_argument_appended_to)(x)
-    with pytest.raises(NotImplementedError, match="vmap of a function that receives a list"):
-        astjax.vmap(P.list_passed_to_a_call)(np.stack([x, x]))  # (was an IndexError)
+    # vmap: the callee takes its batch size from the list's first element
+    xs = np.stack([x, 2.0 * x])
+    for f in (P.list_passed_to_a_call, grad(P.list_passed_to_a_call)):
+        np.testing.assert_allclose(astjax.vmap(f)(xs), np.stack([f(r) for r in xs]),
+                                   rtol=1e-12)
     # slices: entry j of the slice's cotangent list adds to entry start + j of the list's
     check_grads(P.list_sliced, (x,), order=2)
     check_grads(P.list_popped, (x,), order=2)

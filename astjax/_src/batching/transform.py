@@ -347,12 +347,9 @@ class Batcher:
             lines.append((0, f"{self.batch_size_name} = {check}", self.fdef.lineno))
         elif self.need_batch_size:
             if not sizes:  # batched values arrive only inside a list built with append
-                from ..errors import UserNotImplementedError
-                raise self.spec.parsed.error(
-                    self.fdef, "vmap of a function that receives a list built with append "
-                    "holding batched values is not supported yet: pass jnp.stack of the list "
-                    "instead", UserNotImplementedError)
-            lines.append((0, f"{self.batch_size_name} = {sizes[0]}", self.fdef.lineno))
+                lines += self.batch_size_from_a_list()
+            else:
+                lines.append((0, f"{self.batch_size_name} = {sizes[0]}", self.fdef.lineno))
         lines += body.lines
         self.finish(fn, f"{self.spec.name}_batched", lines)
 
@@ -370,6 +367,21 @@ class Batcher:
                 node.col_offset = 0
         fn.__globals__.update(self.namespace)
         fn.set_body(fdef)
+
+    def batch_size_from_a_list(self):
+        """The batch size of a function whose batched values all arrive in a list built
+        with append: its first element's batched leaf (an empty list cannot tell: the read
+        raises IndexError at the function's line)."""
+        for p, t, b in zip(self.params, self.spec.arg_types, self.arg_bt):
+            t = unwrap(t)
+            if not isinstance(t, ListType) or t.elt is UNKNOWN:
+                continue
+            for path, _, batched in bt_.leaves(t.elt, b):
+                if batched:
+                    return [(0, f"{self.batch_size_name} = "
+                                f"{self.path_text(f'{p}[0]', t.elt, path)}.shape[0]",
+                             self.fdef.lineno)]
+        raise AssertionError("a batched function with no batched argument")
 
     def batched_leaves(self):
         """Source of every batched array leaf of the arguments (batch axis first)."""
