@@ -1079,3 +1079,21 @@ def _discards_a_result(x):
 def test_a_discarded_op_result_batches():
     xs = np.random.default_rng(6).standard_normal((3, 2)).astype(np.float32)
     check(_discards_a_result, xs, loops=False)
+
+
+def _branch_changes_its_test(x):
+    first = jnp.sum(x) > 0
+    y = x
+    for i in range(2):
+        if first:
+            first = False  # the selects after the branches read the test on entry
+            y = y * 2.0
+        else:
+            y = y + 1.0
+    return y
+
+
+def test_a_batched_branch_that_changes_its_test():
+    xs = np.array([[1.0, 2.0], [-1.0, -2.0], [3.0, -1.0]], np.float32)
+    check(_branch_changes_its_test, xs)
+    check(grad(lambda x: jnp.sum(_branch_changes_its_test(x) ** 2)), xs)

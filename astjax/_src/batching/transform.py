@@ -1120,6 +1120,12 @@ class Batcher:
         self.lineno = s.lineno
         from .rules import select
         outside = self.read_outside([s])
+        if isinstance(s.test, gast.Name) and s.test.id in assigned:
+            # the branch changes its own test (``if first: first = False``): every select
+            # reads the test's value on entry
+            entry = self.fresh(f"{s.test.id}_on")
+            self.emit(f"{entry} = {cond.text}")
+            cond = Val(entry, cond.t, cond.b)
         for v in assigned:
             t = merged.get(v)
             if t is None or v not in outside:
