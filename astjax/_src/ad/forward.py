@@ -33,8 +33,9 @@ from ..ir import anno
 from ..ir.types import ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
-from .reverse import (_ajx, _call, _locate, _sub, holds, holds_float_list, leaf_name,
-                      literal_node, refuse_list_residuals, rule_arguments, tree_expr)
+from .list_adjoints import holds_float_list
+from .nodes import _ajx, _call, _locate, _sub, literal_node
+from .reverse import holds, leaf_name, refuse_list_residuals, rule_arguments, tree_expr
 
 
 class NoTangentRule(Exception):

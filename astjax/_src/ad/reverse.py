@@ -17,7 +17,6 @@ per leaf. Everything emitted is ordinary Python with registered ops, so the resu
 typed and compiled like user code and can be differentiated again.
 """
 import inspect
-import re
 
 import gast
 
@@ -29,6 +28,8 @@ from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keye
 from . import adlib
 from .analysis import (child_key, float_leaves, liveness, overwritten, runtime_index,
                        static_slice_positions)
+from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
+from .nodes import _ajx, _call, _locate, _names, _renamed, _sub, literal_node
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
@@ -60,35 +61,6 @@ def vjp_function(spec, live=None):
     return hit[1]
 
 
-def list_read(value, local_names):
-    """For ``xs[i]`` with ``xs`` a local list built at run time (``append``) and ``i`` an
-    integer constant or variable: (``xs``'s name, the index node); else None."""
-    if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and
-            value.value.id in local_names and
-            isinstance(anno.get(value.value, "type"), ListType)):
-        return None
-    index = value.slice
-    if isinstance(index, gast.Constant) and isinstance(index.value, int) or \
-            isinstance(index, gast.Name):
-        return value.value.id, index
-    return None
-
-
-def list_slice(value, local_names):
-    """For ``xs[a:b]`` with ``xs`` a local list built at run time: (``xs``'s name, the
-    slice node); else None."""
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
-            value.value.id in local_names and isinstance(value.slice, gast.Slice) and \
-            holds_float_list(anno.get(value.value, "type")):
-        return value.value.id, value.slice
-    return None
-
-
-def holds_float_list(t):
-    """A list built at run time (append) with floating-point elements."""
-    return isinstance(t, ListType) and any(True for _ in float_leaves(t.elt))
-
-
 def holds(t, found):
     """Whether ``found`` is true of type ``t`` or of a type inside its containers."""
     return found(t) or any(holds(c, found) for _, c in keyed_children(t) or ())
@@ -96,16 +68,6 @@ def holds(t, found):
 
 def _holds_list(t):
     return holds(t, lambda u: isinstance(u, ListType))
-
-
-def _names(stmts, ctx):
-    """The names stored (``gast.Store``) or loaded in ``stmts``, in order of appearance."""
-    out = {}
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, ctx):
-                out.setdefault(n.id, None)
-    return list(out)
 
 
 _BUILDING = set()  # ids of the specializations whose derivative is being written
@@ -176,28 +138,7 @@ def tree_expr(t, leaf, ref, path=()):
     return const(None)
 
 
-def _sub(expr, path):
-    for key in path:
-        expr = gast.Subscript(value=expr, slice=const(key), ctx=gast.Load())
-    return expr
-
-
-def _call(func, args, keywords=()):
-    return gast.Call(func=func, args=list(args),
-                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
-
-
-def _ajx(attr):
-    return gast.Attribute(value=load("_ajx"), attr=attr, ctx=gast.Load())
-
-
-def literal_node(value):
-    if isinstance(value, tuple):
-        return gast.Tuple(elts=[literal_node(v) for v in value], ctx=gast.Load())
-    return const(value)
-
-
-class ReverseMode:
+class ReverseMode(ListAdjoints):
     def __init__(self, spec, live=None):
         refuse_list_residuals(spec)
         self.spec = spec
@@ -657,326 +598,6 @@ class ReverseMode:
                 out += [_locate(n, s) for n in self.append_adjoint(s.value)]
         return out
 
-    # lists (the tapes of derivative code, when it is differentiated again): the cotangents
-    # of popped values go onto lists of their own, one per float leaf path of the elements
-    # (a tape of (scalar, vector) pairs: leaves of different ranks), and come back off them
-    # at the append
-    def list_ct(self, var, path=()):
-        name = self.ct(var, path)
-        self.list_cts.add(name)
-        return name
-
-    def list_leaves(self, lst):
-        """Float leaf paths of a list's elements over the whole function (its type grows as
-        items are appended): the adjoints of every append and every pop move exactly these,
-        so the cotangent list stays in step with the list."""
-        if not hasattr(self, "_list_paths"):
-            self._list_paths = {}
-            for n in gast.walk(self.fdef):
-                if anno.get(n, "list_append"):
-                    name, value_type = n.func.value.id, anno.get(n.args[0], "type")
-                elif isinstance(n, gast.Assign) and anno.get(n.value, "list_pop"):
-                    name, value_type = n.value.func.value.id, anno.get(n.targets[0], "type")
-                elif isinstance(n, gast.Assign) and list_slice(n.value, self.locals()):
-                    name, value_type = n.targets[0].id, anno.get(n.targets[0], "type").elt
-                else:
-                    continue
-                paths = self._list_paths.setdefault(name, set())
-                paths.update(p for p, _ in float_leaves(value_type))
-            for arg in self.fdef.args.args:  # a list argument: its elements' type
-                if holds_float_list(anno.get(arg, "type")):
-                    self._list_paths.setdefault(arg.id, set()).update(
-                        p for p, _ in float_leaves(anno.get(arg, "type").elt))
-        return sorted(self._list_paths.get(lst, ()), key=repr)
-
-    def append_adjoint(self, call):
-        lst, item = call.func.value, call.args[0]
-        if lst.id not in self.useful:
-            return []
-        stmts = []
-        item_paths = {p for p, _ in float_leaves(anno.get(item, "type"))}
-        for path in reversed(self.list_leaves(lst.id)):
-            c = self.names.fresh("c")
-            stmts.append(assign(c, _call(gast.Attribute(value=load(self.list_ct(lst.id, path)),
-                                                        attr="pop", ctx=gast.Load()), [])))
-            if isinstance(item, gast.Name) and item.id in self.locals() and path in item_paths:
-                self._add(item.id, path, load(c), stmts, False)
-        return stmts
-
-    def stacked_list(self, value, op):
-        """The list ``xs`` of ``jnp.array(xs)``, ``jnp.stack(xs)`` or ``jnp.concatenate(xs)``
-        when it was built by ``append`` (a ``list[...]``) with floating-point elements, else
-        None."""
-        if op is None or op.name not in ("array", "asarray", "stack", "concatenate"):
-            return None
-        operand = anno.get(value, "operand_nodes").get(op.operands[0])
-        if not (isinstance(operand, gast.Name) and operand.id in self.locals()):
-            return None
-        t = anno.get(operand, "type")
-        if isinstance(t, ListType) and any(True for _ in float_leaves(t.elt)):
-            return operand.id
-        return None
-
-    def stacked_list_adjoint(self, s, lst, target, t, val):
-        """The rows of the result's cotangent go onto the list's cotangent list (entry k
-        for element k; each append's adjoint pops its entry from the end), added to what
-        a later read of the list put there. Written with appends and pops, which the
-        transform differentiates again."""
-        stmts = []
-        g = self.container_seed(target, t, stmts, val(target, old=False))
-        resolved = anno.get(s.value, "resolved_params") or {}
-        axis = anno.get(s.value, "param_nodes").get("axis")
-        axis = literal_node(resolved["axis"]) if "axis" in resolved else \
-            const(0) if axis is None else _renamed(axis, val)
-        rows, k, earlier = (self.names.fresh(n) for n in ("rows", "k", "earlier"))
-        empty = self.loop_depth == 0 and self.ct(lst) not in self.list_cts  # nothing read it
-        ct = self.list_ct(lst)
-        stmts.append(assign(rows, _call(_ajx("moveaxis"), [g, axis, const(0)])))
-        added = _statements(f"{earlier} = []\n"
-                            f"for {k} in range({rows}.shape[0]):\n"
-                            f"    {earlier}.append({ct}.pop())\n"
-                            f"for {k} in range({rows}.shape[0]):\n"
-                            f"    {ct}.append({rows}[{k}] + {earlier}.pop())\n")
-        appended = _statements(f"if len({ct}) == 0:\n"
-                               f"    for {k} in range({rows}.shape[0]):\n"
-                               f"        {ct}.append({rows}[{k}])\n")
-        if empty:
-            # No sum yet: popping from a list nothing appended to is untyped code. A read
-            # of the list earlier in f, whose adjoint comes later, makes read_lists_init
-            # fill the cotangent list with zeros; the sum is added then.
-            self.stacks_onto_empty.append((lst, appended[0], added))
-        else:
-            appended[0].orelse = added
-        return stmts + appended
-
-    def concatenated_list_adjoint(self, s, lst, target, t, val):
-        """Each element's piece of the result's cotangent is added to its entry of the
-        list's cotangent list. That list is kept as for reads by index (``read_lists``), so
-        it holds one entry per element here, shaped like the element: the entries give the
-        pieces' sizes."""
-        self.read_lists.setdefault(lst, s)
-        stmts = []
-        g = self.container_seed(target, t, stmts, val(target, old=False)).id
-        axis = _static_param(s.value, "axis", 0)
-        ndim = anno.get(anno.get(s.value, "operand_nodes")["arrays"], "type").elt.ndim
-        ct = self.list_ct(lst)
-        earlier, k, c, off, size = (self.names.fresh(n)
-                                    for n in ("earlier", "k", "c", "off", "size"))
-        if axis is None:  # the elements were flattened
-            sizes = f"{c}.size"
-            piece = f"_ajx.reshape({g}[{off}:{off} + {size}], {c}.shape)"
-        else:
-            axis %= ndim
-            slices = [":"] * axis + [f"{off}:{off} + {size}"]
-            sizes, piece = f"{c}.shape[{axis}]", f"{g}[{', '.join(slices)}]"
-        return stmts + _statements(
-            f"{earlier} = []\n"
-            f"for {k} in range(len({ct})):\n"
-            f"    {earlier}.append({ct}.pop())\n"
-            f"{off} = 0\n"
-            f"for {k} in range(len({earlier})):\n"
-            f"    {c} = {earlier}.pop()\n"
-            f"    {size} = {sizes}\n"
-            f"    {ct}.append({c} + _ajx.cotangent_like({piece}, {c}))\n"
-            f"    {off} = {off} + {size}\n")
-
-    def list_read_adjoint(self, s, read, target, t, val):
-        """``y = xs[i]``: y's cotangent is added to entry i of xs's cotangent list, which is
-        kept as long as xs was at the read (``read_lists`` fills it at the start of the
-        backward sweep). The entries after i are moved aside and back: the derivative code
-        uses only appends and pops, which are differentiated again."""
-        lst, index = read
-        lst = self.list_root(lst)
-        self.read_lists.setdefault(lst, s)
-        index = _renamed(index, val)
-        stmts = []
-        for path in self.list_leaves(lst):
-            if path not in {p for p, _ in float_leaves(t)}:
-                continue
-            i, held, k, c = (self.names.fresh(n) for n in ("i", "held", "k", "c"))
-            ct = self.list_ct(lst, path)
-            stmts.append(assign(i, gast.BinOp(left=index, op=gast.Mod(), right=_call(
-                load("len"), [load(ct)]))))
-            stmts += _statements(
-                f"{held} = []\n"
-                f"for {k} in range(len({ct}) - 1 - {i}):\n"
-                f"    {held}.append({ct}.pop())\n"
-                f"{c} = {ct}.pop()\n")
-            # (the entry is shaped like the element read: y's value need not be taped)
-            stmts.append(gast.Expr(value=_call(gast.Attribute(
-                value=load(ct), attr="append", ctx=gast.Load()), [gast.BinOp(
-                    left=load(c), op=gast.Add(), right=_call(_ajx("cotangent_like"), [
-                        load(self.ct(target, path)), load(c)]))])))
-            if target in self.unsafe:
-                stmts.append(assign(self.ct(target, path), const(0.0)))
-            stmts += _statements(f"for {k} in range(len({held})):\n"
-                                 f"    {ct}.append({held}.pop())\n")
-        return stmts
-
-    def list_slice_adjoint(self, s, xs, bounds, target):
-        """``ys = xs[a:b]``: entry j of ys's cotangent list is added to entry a + j of xs's,
-        kept as for reads by index (``read_lists``). Both are in step with their lists
-        here, and the derivative code moves entries with pops and appends only."""
-        xs = self.list_root(xs)
-        self.read_lists.setdefault(xs, s)
-        ends = []
-        for end in (bounds.lower, bounds.upper, bounds.step):
-            if end is None or isinstance(end, gast.Constant) and end.value is None:
-                ends.append(None)
-            elif isinstance(end, gast.Constant) and type(end.value) is int:
-                ends.append(repr(end.value))
-            elif isinstance(end, gast.Name) and end.id not in self.unsafe:
-                ends.append(end.id)
-            else:
-                raise self.error(s, "differentiating a slice of a list built with append is "
-                                 "supported with bounds that are constants or variables "
-                                 "set once")
-        lower, upper, step = ends
-        if step not in (None, "1"):
-            raise self.error(s, "differentiating a slice of a list built with append with a "
-                             "step is not supported yet")
-        stmts = []
-        for path in self.list_leaves(xs):
-            ct_y = self.ct(target, path)
-            if ct_y not in self.list_cts:
-                continue  # nothing read ys
-            ct_x = self.list_ct(xs, path)
-            n, start, stop, taken, earlier, k, c = (self.names.fresh(h) for h in (
-                "n", "start", "stop", "taken", "earlier", "k", "c"))
-            source = f"{n} = len({ct_x})\n"
-            for name, end, default in ((start, lower, "0"), (stop, upper, n)):
-                source += (f"{name} = {end or default}\n"
-                           f"if {name} < 0:\n    {name} = {name} + {n}\n"
-                           f"if {name} < 0:\n    {name} = 0\n"
-                           f"if {name} > {n}:\n    {name} = {n}\n")
-            stmts += _statements(
-                source +
-                f"{taken} = []\n"
-                f"for {k} in range(len({ct_y})):\n"
-                f"    {taken}.append({ct_y}.pop())\n"
-                f"{earlier} = []\n"
-                f"for {k} in range({n}):\n"
-                f"    {earlier}.append({ct_x}.pop())\n"
-                f"for {k} in range({n}):\n"
-                f"    {c} = {earlier}.pop()\n"
-                f"    if {start} <= {k} and {k} < {stop}:\n"
-                f"        {c} = {c} + {taken}.pop()\n"
-                f"    {ct_x}.append({c})\n")
-        return stmts
-
-    def list_root(self, name):
-        """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``)."""
-        while True:
-            made = [t for t in gast.walk(self.fdef) if isinstance(t, gast.Assign) and
-                    t.targets[0].id == name]
-            if len(made) != 1 or not isinstance(made[0].value, gast.Name) or \
-                    made[0].value.id not in self.locals():
-                return name
-            name = made[0].value.id
-
-    def refuse_changed_list_arguments(self):
-        """A list argument is read only: its cotangent list starts with a zero per element
-        and goes back to the caller, which appends or pops would put out of step."""
-        for arg in self.fdef.args.args:
-            if not holds_float_list(anno.get(arg, "type")):
-                continue
-            for n in gast.walk(self.fdef):
-                changes = isinstance(n, gast.Name) and n.id == arg.id and \
-                    isinstance(n.ctx, gast.Store) or isinstance(n, gast.Call) and \
-                    (anno.get(n, "list_append") or anno.get(n, "list_pop")) and \
-                    n.func.value.id == arg.id
-                if changes:
-                    raise self.error(n, f"differentiating a function that changes its list "
-                                     f"argument {arg.id!r} (appends, pops or assigns it) "
-                                     f"is not supported yet")
-
-    def read_lists_init(self):
-        """The cotangent lists of lists read by index start with a zero per element of the
-        list as the forward sweep left it (the adjoints of the appends then pop them)."""
-        stmts = []
-        for lst, appended, added in self.stacks_onto_empty:
-            if lst in self.read_lists:
-                appended.orelse = added
-        for lst, read in sorted(self.read_lists.items()):
-            made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
-                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
-                                                list_slice(t.value, self.locals()))]
-            if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
-                loop = self.loop_making(lst)
-                if loop is None:
-                    raise self.error(read, f"differentiating reads of list {lst!r} by index "
-                                     f"needs the list made once, at the top level of the "
-                                     f"function or of a loop's body, and read only there "
-                                     f"(not in a branch)")
-                self.cotangent_list_per_trip(lst, loop)
-                continue
-            for path in self.list_leaves(lst):
-                k = self.names.fresh("k")
-                zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
-                    value=load(lst), slice=load(k), ctx=gast.Load()), path)])
-                stmts.append(gast.For(target=store(k), iter=_call(load("range"), [
-                    _call(load("len"), [load(lst)])]), body=[gast.Expr(value=_call(
-                        gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
-                                       ctx=gast.Load()), [zero]))], orelse=[],
-                    type_comment=None))
-        return stmts
-
-    def loop_making(self, lst):
-        """The loop whose body (at its top level) makes list ``lst`` afresh each trip, when
-        nothing else assigns ``lst`` and nothing outside the loop reads it; else None."""
-        stores = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and
-                  n.id == lst and isinstance(n.ctx, gast.Store)]
-        for loop in gast.walk(self.fdef):
-            if not isinstance(loop, (gast.For, gast.While)) or id(loop) not in self.loop_bodies:
-                continue
-            made = [t for t in loop.body if isinstance(t, gast.Assign) and
-                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
-                                                list_slice(t.value, self.locals()))]
-            inside = {id(n) for n in gast.walk(loop)}
-            if len(made) == 1 and len(stores) == 1 and all(
-                    id(n) in inside for n in gast.walk(self.fdef)
-                    if isinstance(n, gast.Name) and n.id == lst):
-                return loop
-        return None
-
-    def cotangent_list_per_trip(self, lst, loop):
-        """A list made afresh each trip of ``loop`` and read there: each trip's forward
-        sweep tapes the list as the trip leaves it, and the backward sweep starts the
-        trip's cotangent list with a zero per element of it (the appends' adjoints then
-        empty it by the time they reach the list's making)."""
-        forward_body, backward_body = self.loop_bodies[id(loop)]
-        tape = self.tapes.setdefault(("made in the loop", lst), self.names.fresh(f"tape_{lst}"))
-        forward_body.insert(len(forward_body) - 1, _locate(gast.Expr(value=_call(
-            gast.Attribute(value=load(tape), attr="append", ctx=gast.Load()), [load(lst)])),
-            loop))
-        left, k = self.names.fresh(f"{lst}_left"), self.names.fresh("k")
-        fill = [assign(left, _call(gast.Attribute(value=load(tape), attr="pop",
-                                                  ctx=gast.Load()), []))]
-        for path in self.list_leaves(lst):
-            zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
-                value=load(left), slice=load(k), ctx=gast.Load()), path)])
-            fill.append(gast.For(target=store(k), iter=_call(load("range"), [
-                _call(load("len"), [load(left)])]), body=[gast.Expr(value=_call(
-                    gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
-                                   ctx=gast.Load()), [zero]))], orelse=[], type_comment=None))
-        backward_body[0:0] = [_locate(t, loop) for t in fill]
-
-    def pop_adjoint(self, s, target, val):
-        """``y = xs.pop()``: y's cotangent goes back on xs's cotangent list, shaped like y
-        (where nothing read y it is still the weak 0.0), for the adjoint of the append that
-        put y there."""
-        lst = s.value.func.value
-        stmts = []
-        for path in self.list_leaves(lst.id):
-            entry = _call(_ajx("cotangent_like"), [load(self.ct(target, path)),
-                                                  _sub(val(target, old=False), path)])
-            stmts.append(gast.Expr(value=_call(gast.Attribute(
-                value=load(self.list_ct(lst.id, path)), attr="append", ctx=gast.Load()),
-                [entry])))
-            if target in self.unsafe:
-                stmts.append(assign(self.ct(target, path), const(0.0)))
-        return stmts
-
     def adjoint(self, s):
         target = s.targets[0].id
         popped_from_live_list = anno.get(s.value, "list_pop") and \
@@ -1039,33 +660,6 @@ class ReverseMode:
         if index is not None:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
-
-    def refuse_other_list_uses(self, s):
-        """A list built with append reaches the result only through appends, pops, reads by
-        index, loops and stacking: any other use (an argument to a call, a slice) would drop
-        its cotangent, so it is the user's error rather than a wrong derivative."""
-        value = s.value
-        if isinstance(value, gast.Name) or anno.get(value, "list_pop") or \
-                list_read(value, self.locals()) is not None or \
-                anno.get(value, "callee") is not None:
-            return
-        if holds_float_list(anno.get(s.targets[0], "type")) and \
-                isinstance(value, (gast.Subscript, gast.Attribute)) and \
-                not holds_float_list(anno.get(value.value, "type")):
-            raise self.error(s, "differentiating a list taken out of a container (or a "
-                             "derivative that passes lists between functions, at second "
-                             "order) is not supported yet")
-        for n in gast.walk(value):
-            if isinstance(n, gast.Name) and n.id in self.locals() and \
-                    holds_float_list(anno.get(n, "type")):
-                if not re.search(rf"\b{n.id}\b", "".join(self.spec.parsed.lines)):
-                    raise self.error(s, "differentiating the derivative (second order) of "
-                                     "code that passes lists built with append between "
-                                     "functions is not supported yet")
-                raise self.error(s, f"the list {n.id!r} (built with append) is used here: "
-                                 f"differentiating that is not supported yet. Read its "
-                                 f"elements in this function ({n.id}[i], for x in {n.id}), "
-                                 f"or pass jnp.stack({n.id})")
 
     def element_cotangents(self, var, t):
         """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
@@ -1226,28 +820,6 @@ class ReverseMode:
                 self.contribute(node, cts(k), stmts, False)
         return stmts
 
-    def list_argument_adjoint(self, s, lst, ct_expr, callee):
-        """A list passed to a call: the callee's cotangent list for it (None where the
-        callee does not read it) is added entry by entry to the list's own, kept as the
-        cotangents of lists read by index are (``list_read_adjoint``)."""
-        lst = self.list_root(lst)
-        if self.list_leaves(lst) != [()]:
-            raise self.error(s, f"the list {lst!r} passed to {callee.fn.__name__}() holds "
-                             f"containers: differentiating that is not supported yet")
-        self.read_lists.setdefault(lst, s)
-        ct = self.list_ct(lst)
-        c, held, k = (self.names.fresh(n) for n in ("c", "held", "k"))
-        stmts = [assign(c, ct_expr)]
-        add = _statements(f"{held} = []\n"
-                          f"for {k} in range(len({ct})):\n"
-                          f"    {held}.append({ct}.pop())\n"
-                          f"for {k} in range(len({held})):\n"
-                          f"    {ct}.append({held}.pop() + {c}[{k}])\n")
-        stmts.append(gast.If(test=gast.Compare(left=load(c), ops=[gast.IsNot()],
-                                               comparators=[const(None)]),
-                             body=add, orelse=[]))
-        return stmts
-
     def container_seed(self, target, t, stmts, z_expr):
         """Read (and, for an overwritten variable, reset) the cotangent of ``target``, as one
         value shaped like ``z_expr``, the value the statement made (a tuple for split)."""
@@ -1406,46 +978,3 @@ def _type_at(s, var, kind):
     except TypeError:  # a static value that does not hash: its text tells types apart
         return repr(t)
     return t
-
-
-def _static_param(value, name, default):
-    """The value of a static parameter of the op call ``value`` (concatenate's axis)."""
-    resolved = anno.get(value, "resolved_params") or {}
-    if name in resolved:
-        return resolved[name]
-    node = anno.get(value, "param_nodes").get(name)
-    return default if node is None else anno.get(node, "type").value
-
-
-def _renamed(node, val):
-    node = anno.clean_copy(node)
-    if isinstance(node, gast.Name):
-        return val(node.id) if isinstance(node.ctx, gast.Load) else node
-    for n in gast.walk(node):
-        for field, child in gast.iter_fields(n):
-            if isinstance(child, gast.Name) and isinstance(child.ctx, gast.Load):
-                setattr(n, field, val(child.id))
-            elif isinstance(child, list):
-                setattr(n, field, [val(c.id) if isinstance(c, gast.Name) and
-                                   isinstance(c.ctx, gast.Load) else c for c in child])
-    return node
-
-
-def _statements(source):
-    """Statements parsed from generated text, without locations (``_locate`` gives them
-    the user's)."""
-    body = gast.parse(source).body
-    for n in (n for s in body for n in gast.walk(s)):
-        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-            if hasattr(n, attr):
-                delattr(n, attr)
-    return body
-
-
-def _locate(node, like):
-    """Give generated nodes the location of the user statement they derive from."""
-    for n in gast.walk(node):
-        if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
-            n.lineno = getattr(like, "lineno", 1)
-            n.col_offset = getattr(like, "col_offset", 0)
-    return node
