@@ -1097,3 +1097,63 @@ def test_a_batched_branch_that_changes_its_test():
     xs = np.array([[1.0, 2.0], [-1.0, -2.0], [3.0, -1.0]], np.float32)
     check(_branch_changes_its_test, xs)
     check(grad(lambda x: jnp.sum(_branch_changes_its_test(x) ** 2)), xs)
+
+
+# A variable a batched branch (or per-example code) assigns and only that code reads is
+# still carried to the next trip of the loop around it (it once kept its value from
+# before the loop: wrong results, found by fuzzing)
+def _counts_positives(x):
+    k = 0.0
+    acc = 0.0
+    for i in range(4):
+        if x[i] > 0:
+            k = k + 1.0
+            acc = acc + k
+    return acc
+
+
+def _first_positive_counts_tenfold(x):
+    first = True
+    acc = 0.0
+    for i in range(4):
+        if x[i] > 0:
+            if first:
+                first = False
+                acc = acc + 10.0 * x[i]
+            else:
+                acc = acc + x[i]
+    return acc
+
+
+def _grows_until(x):
+    y = jnp.abs(x) + 0.1
+    g = 1.0
+    while jnp.sum(y) < 6.0:
+        if y[0] > y[1]:
+            g = g * 1.2
+            y = y * g
+        else:
+            y = y + 0.3
+    return jnp.sum(y)
+
+
+def _per_example_while(x):
+    m = 1.0
+    acc = 0.0
+    for i in range(3):
+        y = x[i]
+        while y < 2.0:
+            m = m * 1.1
+            z = y * m
+            y = y + 0.5
+        acc = acc + z
+    return acc
+
+
+@pytest.mark.parametrize("fn", [_counts_positives, _first_positive_counts_tenfold,
+                                _grows_until, _per_example_while], ids=lambda f: f.__name__)
+def test_a_value_carried_only_inside_batched_code(fn):
+    xs = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, -1.0, 1.0, -1.0], [-1.0, -2.0, 0.5, -1.0],
+                   [1.0, 0.2, 0.3, 0.1]], np.float32)
+    check(fn, xs)
+    check(grad(fn), xs)

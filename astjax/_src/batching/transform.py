@@ -1407,7 +1407,28 @@ class Batcher:
             if id(n) not in inside and isinstance(n, gast.Name) and \
                     isinstance(n.ctx, gast.Load):
                 out.add(n.id)
+        # a loop around them runs them again: what they read, the next trip reads
+        for loop in self.loops_around(stmts[0]):
+            out |= {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and
+                    isinstance(n.ctx, gast.Load)}
         return out
+
+    def loops_around(self, stmt):
+        """The loops (of the user's function) that contain ``stmt``."""
+        found = []
+
+        def visit(stmts, around):
+            for s in stmts:
+                if s is stmt:
+                    found.extend(around)
+                    return True
+                inner = around + [s] if isinstance(s, (gast.For, gast.While)) else around
+                for field in ("body", "orelse"):
+                    if visit(getattr(s, field, None) or [], inner):
+                        return True
+            return False
+        visit(self.fdef.body, [])
+        return found
 
     def region(self, stmts, after=None, reason="", rest=False, top=False):
         """Run ``stmts`` once per example: a generated per-example function, called in a loop,
