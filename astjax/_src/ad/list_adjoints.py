@@ -45,6 +45,12 @@ def holds_float_list(t):
     return isinstance(t, ListType) and any(True for _ in float_leaves(t.elt))
 
 
+def _makes_list(s, lst, local_names):
+    """Whether statement ``s`` makes list ``lst`` afresh (a display or a slice)."""
+    return isinstance(s, gast.Assign) and s.targets[0].id == lst and (
+        isinstance(s.value, gast.List) or list_slice(s.value, local_names) is not None)
+
+
 def _static_param(value, name, default):
     """The value of a static parameter of the op call ``value`` (concatenate's axis)."""
     resolved = anno.get(value, "resolved_params") or {}
@@ -110,10 +116,7 @@ class ListAdjoints:
         operand = anno.get(value, "operand_nodes").get(op.operands[0])
         if not (isinstance(operand, gast.Name) and operand.id in self.locals()):
             return None
-        t = anno.get(operand, "type")
-        if isinstance(t, ListType) and any(True for _ in float_leaves(t.elt)):
-            return operand.id
-        return None
+        return operand.id if holds_float_list(anno.get(operand, "type")) else None
 
     def stacked_list_adjoint(self, s, lst, target, t, val):
         """The rows of the result's cotangent go onto the list's cotangent list (entry k
@@ -122,10 +125,7 @@ class ListAdjoints:
         transform differentiates again."""
         stmts = []
         g = self.container_seed(target, t, stmts, val(target, old=False))
-        resolved = anno.get(s.value, "resolved_params") or {}
-        axis = anno.get(s.value, "param_nodes").get("axis")
-        axis = literal_node(resolved["axis"]) if "axis" in resolved else \
-            const(0) if axis is None else _renamed(axis, val)
+        axis = literal_node(_static_param(s.value, "axis", 0))
         rows, k, earlier = (self.names.fresh(n) for n in ("rows", "k", "earlier"))
         empty = self.loop_depth == 0 and self.ct(lst) not in self.list_cts  # nothing read it
         ct = self.list_ct(lst)
@@ -296,9 +296,7 @@ class ListAdjoints:
             if lst in self.read_lists:
                 appended.orelse = added
         for lst, read in sorted(self.read_lists.items()):
-            made = [t for t in self.fdef.body if isinstance(t, gast.Assign) and
-                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
-                                                list_slice(t.value, self.locals()))]
+            made = [t for t in self.fdef.body if _makes_list(t, lst, self.locals())]
             if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
                 loop = self.loop_making(lst)
                 if loop is None:
@@ -308,15 +306,20 @@ class ListAdjoints:
                                      f"(not in a branch)")
                 self.cotangent_list_per_trip(lst, loop)
                 continue
-            for path in self.list_leaves(lst):
-                k = self.names.fresh("k")
-                zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
-                    value=load(lst), slice=load(k), ctx=gast.Load()), path)])
-                stmts.append(gast.For(target=store(k), iter=_call(load("range"), [
-                    _call(load("len"), [load(lst)])]), body=[gast.Expr(value=_call(
-                        gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
-                                       ctx=gast.Load()), [zero]))], orelse=[],
-                    type_comment=None))
+            stmts += self.zeros_for(lst, lst)
+        return stmts
+
+    def zeros_for(self, lst, value):
+        """Append to ``lst``'s cotangent lists a zero per element of the list ``value``."""
+        stmts = []
+        for path in self.list_leaves(lst):
+            k = self.names.fresh("k")
+            zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
+                value=load(value), slice=load(k), ctx=gast.Load()), path)])
+            stmts.append(gast.For(target=store(k), iter=_call(load("range"), [
+                _call(load("len"), [load(value)])]), body=[gast.Expr(value=_call(
+                    gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
+                                   ctx=gast.Load()), [zero]))], orelse=[], type_comment=None))
         return stmts
 
     def loop_making(self, lst):
@@ -327,9 +330,7 @@ class ListAdjoints:
         for loop in gast.walk(self.fdef):
             if not isinstance(loop, (gast.For, gast.While)) or id(loop) not in self.loop_bodies:
                 continue
-            made = [t for t in loop.body if isinstance(t, gast.Assign) and
-                    t.targets[0].id == lst and (isinstance(t.value, gast.List) or
-                                                list_slice(t.value, self.locals()))]
+            made = [t for t in loop.body if _makes_list(t, lst, self.locals())]
             inside = {id(n) for n in gast.walk(loop)}
             if len(made) == 1 and len(stores) == 1 and all(
                     id(n) in inside for n in gast.walk(self.fdef)
@@ -347,16 +348,10 @@ class ListAdjoints:
         forward_body.insert(len(forward_body) - 1, _locate(gast.Expr(value=_call(
             gast.Attribute(value=load(tape), attr="append", ctx=gast.Load()), [load(lst)])),
             loop))
-        left, k = self.names.fresh(f"{lst}_left"), self.names.fresh("k")
+        left = self.names.fresh(f"{lst}_left")
         fill = [assign(left, _call(gast.Attribute(value=load(tape), attr="pop",
                                                   ctx=gast.Load()), []))]
-        for path in self.list_leaves(lst):
-            zero = _call(_ajx("cotangent_like"), [const(0.0), _sub(gast.Subscript(
-                value=load(left), slice=load(k), ctx=gast.Load()), path)])
-            fill.append(gast.For(target=store(k), iter=_call(load("range"), [
-                _call(load("len"), [load(left)])]), body=[gast.Expr(value=_call(
-                    gast.Attribute(value=load(self.list_ct(lst, path)), attr="append",
-                                   ctx=gast.Load()), [zero]))], orelse=[], type_comment=None))
+        fill += self.zeros_for(lst, left)
         backward_body[0:0] = [_locate(t, loop) for t in fill]
 
     def pop_adjoint(self, s, target, val):

@@ -663,9 +663,9 @@ class ReverseMode(ListAdjoints):
 
     def element_cotangents(self, var, t):
         """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
-        elements' cotangents start as zeros shaped like them, set when ``var`` is (so each
-        branch of ``runtime_index_adjoint`` adds to an array: a weak 0.0 on the other paths
-        would not type in Numba)."""
+        elements' cotangents start unset when ``var`` is set, holding the element itself as
+        a placeholder (so each branch of ``runtime_index_adjoint`` sees an array: a weak 0.0
+        on the other paths would not type in Numba; see ``settle_unset``)."""
         if not hasattr(self, "_indexed"):
             self._indexed = {s.value.value.id for s in gast.walk(self.fdef)
                              if isinstance(s, gast.Assign) and s.targets[0].id in self.useful

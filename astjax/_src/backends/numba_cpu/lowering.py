@@ -508,17 +508,25 @@ def _asarray(c):
     return c.assign(f"{x}.astype({c.dtype()})")
 
 
+def _list_elements(c, lst, elt):
+    """For joining a list built by ``append``: its length ``n``, a loop index ``k``, its
+    element ``k`` in the result's dtype, and lines raising (to rerun on the python backend
+    for NumPy's error) when it is empty."""
+    n, k = c.emitter.names.fresh("n"), c.emitter.names.fresh("k")
+    item = f"{lst}[{k}]" if elt.dtype == c.out.dtype else f"{lst}[{k}].astype({c.dtype()})"
+    error = c.emitter.broadcast_error
+    return n, k, item, [f"{n} = len({lst})", f"if {n} == 0:",
+                        _INDENT + f"raise {error}({c.where + ': an empty list'!r})"]
+
+
 def _stack_list(c, lst, t, axis):
     """``jnp.array(xs)`` / ``jnp.stack(xs, axis)`` of a list built by ``append``: one copy
     per element into a new array. An empty or ragged list reruns on the python backend,
     which builds it (or raises NumPy's error) as NumPy does."""
     elt = as_array_type(t.elt)
-    names = c.emitter.names
-    n, k, first, out = (names.fresh(h) for h in ("n", "k", "first", "stacked"))
+    n, k, item, lines = _list_elements(c, lst, elt)
+    first, out = (c.emitter.names.fresh(h) for h in ("first", "stacked"))
     error = c.emitter.broadcast_error
-    item = f"{lst}[{k}]" if elt.dtype == c.out.dtype else f"{lst}[{k}].astype({c.dtype()})"
-    lines = [f"{n} = len({lst})",
-             f"if {n} == 0:", _INDENT + f"raise {error}({c.where + ': an empty list'!r})"]
     if elt.ndim == 0:
         lines.append(f"{out} = np.empty({n}, {c.dtype()})")
         body = [f"{out}[{k}] = {item}"]
@@ -542,14 +550,11 @@ def _concatenate_list(c, lst, t, axis):
     are added up (the other sizes checked against the first element's), then each element
     is copied into its slice of a new array. ``axis=None`` joins the flattened elements."""
     elt = as_array_type(t.elt)
-    names = c.emitter.names
-    n, k, first, total, off, size, out = (
-        names.fresh(h) for h in ("n", "k", "first", "total", "off", "size", "joined"))
+    n, k, item, lines = _list_elements(c, lst, elt)
+    first, total, off, size, out = (
+        c.emitter.names.fresh(h) for h in ("first", "total", "off", "size", "joined"))
     error = c.emitter.broadcast_error
-    item = f"{lst}[{k}]" if elt.dtype == c.out.dtype else f"{lst}[{k}].astype({c.dtype()})"
-    lines = [f"{n} = len({lst})",
-             f"if {n} == 0:", _INDENT + f"raise {error}({c.where + ': an empty list'!r})",
-             f"{first} = {lst}[0]", f"{total} = 0", f"for {k} in range({n}):"]
+    lines += [f"{first} = {lst}[0]", f"{total} = 0", f"for {k} in range({n}):"]
     if axis is None:
         lines.append(_INDENT + f"{total} += {lst}[{k}].size")
         shape, piece, item = f"{total}", f"{off}:{off} + {size}", f"{item}.ravel()"
