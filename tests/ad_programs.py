@@ -68,6 +68,27 @@ def branch_changes_its_test(x):
     return jnp.sum(y) + jnp.where(once, 1.0, 0.0)
 
 
+def overwritten_by_constant(x):
+    """The cotangent gathered for each new y must not reach the y it replaces (it did for
+    values made from constants, globals and ops with no derivative: wrong gradients)."""
+    y = x * 2.0
+    z = y * 1.0
+    y = jnp.zeros(x.shape)
+    y = y + x
+    z = z + y * 3.0
+    y = _OFFSETS
+    y = y + x
+    z = z + jnp.sin(y)
+    y = jnp.ones_like(x)
+    y = y + x
+    z = z * y
+    y = jnp.ones_like(z)
+    return jnp.sum(y * x) + jnp.sum(z)
+
+
+_OFFSETS = np.linspace(0.5, 1.0, 4)
+
+
 def break_early(x, n):
     y = x
     for i in range(n):

@@ -35,7 +35,7 @@ def test_seed_examples():
     (P.value_branch, (X,)), (P.value_branch, (-np.abs(X),)),
     (P.branch_changes_its_test, (X,)), (P.branch_changes_its_test, (-np.abs(X),)),
     (P.break_early, (X, 10)), (P.break_early, (X, 2)),
-    (P.reassign, (X,)),
+    (P.reassign, (X,)), (P.overwritten_by_constant, (X,)),
     (P.calls, (X, Y)),
     (P.vector_out, (X,)),
     (P.inplace, (X,)),

@@ -320,9 +320,12 @@ def test_scan_gradient(x64):
     xs, w = M.astype(np.float64) / 10, np.float64(0.7)
     check_grads(lambda xs: scan_cumsum(xs)[1].sum() + (scan_cumsum(xs)[0] ** 2).sum(), (xs,),
                 order=1, modes=("rev", "fwd"))
-    # (not "fwd": jvp differentiates the tape of the (scalar, vector) carry, which reverse
-    # mode cannot do yet for tuples whose leaves have different ranks)
     check_grads(lambda xs, w: scan_trees(xs, w, True)[1]["p"], (xs, w), order=1,
+                modes=("rev", "fwd"))
+    # under vmap the stacked ys start as zeros that a broadcast replaces: the broadcast's
+    # cotangent must not flow on into the zeros (a rank error once, and wrong gradients)
+    batched = astjax.vmap(lambda xs: scan_cumsum(xs)[1])
+    check_grads(lambda xs: (batched(xs) ** 2).sum(), (xs.reshape(2, 2, 5),), order=1,
                 modes=("rev",))
 
 

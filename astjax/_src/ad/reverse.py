@@ -607,10 +607,8 @@ class ReverseMode(ListAdjoints):
         t = anno.get(s.targets[0], "type")
         value = s.value
         leaves = list(float_leaves(t))
-        if isinstance(t, Static) and target in self.unsafe:
-            # a constant replaces the variable: the old value's cotangent starts from zero
-            return [assign(self.ct(target, path), const(0.0))
-                    for path in self.float_paths().get(target, ())]
+        if isinstance(t, Static):
+            return self.reset_cotangent(target)
         sliced = list_slice(value, self.locals())
         if sliced is not None:
             return self.list_slice_adjoint(s, *sliced, target)
@@ -619,7 +617,7 @@ class ReverseMode(ListAdjoints):
         if not leaves:
             return []
         if anno.has(value, "folded") or isinstance(value, gast.Constant):
-            return []
+            return self.reset_cotangent(target)
         stmts, renames = [], {}
         reads = self.reads(s)
         if reads:
@@ -648,7 +646,8 @@ class ReverseMode(ListAdjoints):
         if stacked is not None:
             return stmts + self.stacked_list_adjoint(s, stacked, target, t, val)
         if (op is not None or callee is not None) and not self.has_float_input(value):
-            return stmts  # computed from constants and integers only: no cotangent flows
+            # computed from constants and integers only: no cotangent flows
+            return stmts + self.reset_cotangent(target)
         if op is not None:
             return stmts + self.op_adjoint(s, op, target, t, val)
         if callee is not None:
@@ -660,6 +659,14 @@ class ReverseMode(ListAdjoints):
         if index is not None:
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
+
+    def reset_cotangent(self, target):
+        """A value made from constants replaces ``target``: the cotangent gathered for it
+        must not reach ``target``'s earlier value (reads before the overwrite)."""
+        if target not in self.unsafe:
+            return []
+        return [assign(self.ct(target, path), const(0.0))
+                for path in sorted(self.float_paths().get(target, ()), key=repr)]
 
     def element_cotangents(self, var, t):
         """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
@@ -759,7 +766,7 @@ class ReverseMode(ListAdjoints):
     def op_adjoint(self, s, op, target, t, val):
         value = s.value
         if not op.differentiable:
-            return []
+            return self.reset_cotangent(target)
         rule = op.rules.get("vjp")
         if rule is None:
             raise self.error(s, f"astjax has no derivative rule for {op.name}() yet")
@@ -890,7 +897,7 @@ class ReverseMode(ListAdjoints):
             raise self.error(s, "differentiating through builtin min/max/sum is not supported "
                              "yet; use jnp.minimum/jnp.maximum/jnp.sum")
         elif isinstance(value, gast.Name) or isinstance(value, gast.Constant):
-            return []
+            pass  # a global or a constant: nothing to move
         else:
             raise self.error(s, "astjax cannot differentiate this statement yet")
         reset()  # after the move has read the target's cotangent
