@@ -3,6 +3,7 @@ import numpy as np
 
 from . import tree_util
 from ._src.ad.api import grad, jvp, vjp
+from ._src.ad.jacobian import jacrev
 from ._src.api import Jitted
 
 
@@ -88,7 +89,8 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=1e-4, atol=None, rto
     """Check derivatives of ``f`` at ``args`` against central finite differences.
 
     ``modes``: "fwd" checks ``jvp``, "rev" checks ``vjp``. ``order=2`` also
-    checks the derivatives of the gradient (scalar-valued ``f``).
+    checks the derivatives of the gradient (of the Jacobian, by ``jacrev``, where ``f``'s
+    output is not one scalar).
     """
     for mode in modes:
         if mode not in ("fwd", "rev"):
@@ -100,7 +102,9 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=1e-4, atol=None, rto
     if order >= 2:
         floats = tuple(i for i, a in enumerate(args)
                        if all(_is_float(leaf) for leaf in tree_util.tree_leaves(a)))
-        g = grad(f, argnums=floats)
+        out = tree_util.tree_leaves((f if isinstance(f, Jitted) else Jitted(f))(*args))
+        scalar = len(out) == 1 and np.ndim(out[0]) == 0
+        g = (grad if scalar else jacrev)(f, argnums=floats)
         if "fwd" in modes:
             check_jvp(g, args, eps, atol, rtol)
         if "rev" in modes:

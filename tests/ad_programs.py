@@ -201,6 +201,18 @@ def uses_custom_jvp(x):
     return jnp.sum(safe_log1pexp(x) * x)
 
 
+@custom_jvp
+def square_with_flat_slope(x):
+    """Right derivative, but its own derivative is 0 (the slope is held constant)."""
+    return x * x
+
+
+@square_with_flat_slope.defjvp
+def _square_with_flat_slope_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return x * x, lax.stop_gradient(2.0 * x) * t
+
+
 def _step(x):
     y = jnp.sin(x) * 0.9
     z = jnp.tanh(y) + x * 0.1

@@ -74,6 +74,16 @@ def test_second_order(x64):
     assert float(grad(grad(grad(grad(P.poly))))(1.0)) == 0.0
 
 
+def test_second_order_of_array_outputs(x64):
+    """order=2 checks the Jacobian's derivatives where f is not scalar (as JAX checks the
+    vjp's): right for a pytree output, and it catches a wrong second derivative."""
+    check_grads(lambda x, y: {"a": jnp.sin(x) * y, "b": jnp.sum(x * x * y)}, (X, Y), order=2)
+    check_grads(P.square_with_flat_slope, (Y,), order=1)
+    for mode in ("fwd", "rev"):
+        with pytest.raises(AssertionError, match="check failed"):
+            check_grads(P.square_with_flat_slope, (Y,), order=2, modes=(mode,))
+
+
 def test_value_and_grad_argnums_has_aux():
     v, g = value_and_grad(P.poly)(2.0)
     assert (float(v), float(g)) == (21.0, 14.0)

@@ -15,7 +15,7 @@ from .test_vjp_indexing import REPEATED, UPDATES
 from .test_vjp_reductions import A, AXES
 
 EPS = 1e-6
-JVP_OPS = ["at_multiply", "at_divide", "at_power", "clip", "cumprod", "fma", "max", "min",
+JVP_OPS = ["at_multiply", "at_divide", "at_power", "at_min", "at_max", "clip", "cumprod", "fma", "max", "min",
            "prod", "std", "var", "nan_to_num"]
 
 
@@ -404,6 +404,25 @@ def test_multiplicative_updates(x64, name, xs, vs, index):
     operands = _update_operands(name, xs, vs)
     check_subsets(name, operands, {"index": index})
     check_transpose(name, operands, {"index": index})
+
+
+@pytest.mark.parametrize("name", ["at_min", "at_max"])
+@pytest.mark.parametrize("xs,vs,index", UPDATES)
+def test_extremal_updates(x64, name, xs, vs, index):
+    operands = _update_operands(name, xs, vs)
+    check_subsets(name, operands, {"index": index})
+    check_transpose(name, operands, {"index": index})
+
+
+def test_extremal_ties_transpose_the_vjp(x64):
+    """x[1] and two values tie at 2.0: each winner's tangent counts a third."""
+    operands = {"x": np.array([1.0, 2.0, 3.0]), "values": np.array([2.0, 2.0, 0.5])}
+    check_transpose("at_max", operands, {"index": np.array([1, 1, 2])})
+    x, v = (jnp.asarray(operands[k]) for k in ("x", "values"))
+    z = x.at[np.array([1, 1, 2])].max(v)
+    t = jvp("at_max")(z, x, v, jnp.array([1.0, 3.0, 2.0]), jnp.array([6.0, 0.0, 9.0]),
+                      index=np.array([1, 1, 2]))
+    np.testing.assert_allclose(t, [1.0, 3.0, 2.0])
 
 
 @pytest.mark.parametrize("name", ["at_multiply", "at_divide", "at_power"])

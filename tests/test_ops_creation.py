@@ -7,6 +7,8 @@ import astjax.numpy as jnp
 from astjax._src.errors import ShapeError
 from astjax._src.ir.types import ArrayType
 from astjax._src.ops import registry
+from astjax.test_util import check_grads
+
 from .op_checks import check as run
 
 
@@ -86,6 +88,21 @@ def test_array_x64(x64):
     assert run("array", [1, 2]).dtype == np.int64
     assert run("array", np.float64(1.0)).dtype == np.float64
     assert run("array", [1.0], dtype=jnp.float32).dtype == np.float32
+
+
+def copy_then_write(x):
+    y = x.copy()
+    y[0] = 1.0
+    return y * jnp.copy(x) + np.copy(x)
+
+
+def test_copy_is_numpys(x64):
+    x = np.array([0.5, -1.5, 2.0])
+    want = np.concatenate([[1.0], x[1:]]) * x + x
+    np.testing.assert_allclose(copy_then_write(x), want)
+    np.testing.assert_allclose(astjax.jit(copy_then_write)(x), want)
+    np.testing.assert_allclose(x, [0.5, -1.5, 2.0])
+    check_grads(copy_then_write, (x,), order=1)
 
 
 def test_array_errors():

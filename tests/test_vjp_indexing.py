@@ -15,7 +15,7 @@ REPEATED = np.array([2, 0, 2, 1, 2])
 
 def test_every_differentiable_indexing_op_has_a_rule():
     assert rules_missing("astjax._src.ops.indexing") == []
-    assert not REGISTRY["at_min"].differentiable and not REGISTRY["at_max"].differentiable
+    assert REGISTRY["at_min"].differentiable and "vjp" in REGISTRY["at_max"].rules
     assert "vjp" in REGISTRY["getitem"].rules and "vjp" in REGISTRY["at_power"].rules
 
 
@@ -71,6 +71,24 @@ def test_multiplicative_updates(name, xs, vs, index):
     x = rng.uniform(0.5, 1.5, xs)  # positive, for power's log(x)
     values = 0.7 if vs == "s" else rng.uniform(0.5, 1.5, vs) * rng.choice([-1, 1], vs)
     check_all(name, x, values, index, broadcasting=("values",))
+
+
+@pytest.mark.parametrize("name", ["at_min", "at_max"])
+@pytest.mark.parametrize("xs,vs,index", UPDATES)
+def test_extremal_updates(name, xs, vs, index):
+    check_all(name, rand(xs), _values(vs), index, broadcasting=("values",))
+
+
+def test_extremal_ties_share_the_cotangent(x64):
+    """As JAX's scatter_max: x and the two values written to position 1 all equal the
+    result there, so each takes a third of its cotangent."""
+    x, v = jnp.array([1.0, 2.0, 3.0]), jnp.array([2.0, 2.0, 0.5])
+    index = np.array([1, 1, 2])
+    z = x.at[index].max(v)
+    ct_x, ct_v = REGISTRY["at_max"].rules["vjp"](z, x, v, jnp.array([1.0, 3.0, 5.0]),
+                                                 index=index)
+    np.testing.assert_allclose(ct_x, [1.0, 1.0, 5.0])
+    np.testing.assert_allclose(ct_v, [1.0, 1.0, 0.0])
 
 
 @pytest.mark.parametrize("name", ["at_multiply", "at_power"])

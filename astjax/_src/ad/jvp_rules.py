@@ -1,6 +1,7 @@
 """JVP rules (forward mode) of the ops that ``forward.py``'s families do not cover: the
 non-linear reductions (prod, max, min, var, std, cumprod), clip, nan_to_num, fma and the
-multiplicative index updates (at_multiply, at_divide, at_power).
+multiplicative and extremal index updates (at_multiply, at_divide, at_power, at_min,
+at_max).
 
 Each rule is the exact transpose of the op's VJP rule (for every u and v,
 ``<u, jvp(v)> == sum_k <vjp(u)[k], v_k>``), so the two modes agree wherever the derivative
@@ -18,7 +19,7 @@ Constants are Python floats (weak), so float32 stays float32.
 import astjax.numpy as jnp
 
 from .rules import jvp_rule
-from .vjp_indexing import _times_others
+from .vjp_indexing import _times_others, extremum_shares
 from .vjp_reductions import _count, _flattened, _keepdims, _scan_axis, prod_partials
 from .vjp_shape import is_complex
 
@@ -267,3 +268,15 @@ def at_power_jvp(z, x, values, tx, tv, index=None, indices_are_sorted=False,
     return _plus(_power_x_part(z, x, values, tx, index),
                  _power_values_part(z, x, values, tv, index, unique_indices))
 
+
+
+@jvp_rule("at_min", "at_max")
+def at_extremum_jvp(z, x, values, tx, tv, index=None, indices_are_sorted=False,
+                    unique_indices=False, mode=None):
+    """Each winner's tangent times its share (``extremum_shares``), as the VJP rule."""
+    if tx is None and tv is None:
+        return None
+    x_share, value_share = extremum_shares(z, x, values, index)
+    dx = None if tx is None else tx * x_share
+    dv = None if tv is None else _scattered(tv * value_share, z, index)
+    return _plus(dx, dv)

@@ -935,7 +935,7 @@ def rule_arguments(value, op, rename):
 
 
 _BROADCASTING = {"where", "clip", "at_set", "at_add", "at_subtract", "at_multiply",
-                 "at_divide", "at_power", "unbroadcast", "cotangent_like"}
+                 "at_divide", "at_power", "at_min", "at_max", "unbroadcast", "cotangent_like"}
 
 
 def _unread_operand(value):

@@ -16,7 +16,9 @@ Repeated positions (an integer index array naming one element twice):
     same position (multiply, power) is counted out with zeros in mind, so no division
     by a zero value; it is computed only when positions may repeat (JAX raises for
     multiply's values gradient unless unique_indices=True).
-The index is data, not differentiated; at_min/at_max are non-differentiable.
+  * min, max: the output at a position takes the derivative of whichever of x and the
+    values written there equal it; ties share it evenly, as JAX's scatter_min/max do.
+The index is data, not differentiated.
 """
 import numpy as np
 
@@ -154,3 +156,23 @@ def at_power(z, x, values, g, index=None, indices_are_sorted=False, unique_indic
     ct_values = gi * z[index] * jnp.log(jnp.where(xi == 0, 1, xi))
     return (dz.at[index].set(gi * fi * xi ** (fi - 1)),
             _times_others(ct_values, values, index, dz, unique_indices))
+
+
+def extremum_shares(z, x, values, index):
+    """For z = x.at[index].min/max(values): the share of z's derivative that x takes
+    (shaped as x; 1 at positions not written) and that each value takes (shaped as
+    x[index]): the winners are those equal to z, ties split evenly. A NaN x keeps its
+    share, so a position no value reached still passes x's derivative."""
+    zi = z[index]
+    value_wins = jnp.where(jnp.broadcast_to(values, zi.shape) == zi, 1.0, 0.0)
+    x_wins = jnp.where((x == z) | (x != x), 1.0, 0.0)
+    winners = x_wins.at[index].add(value_wins)
+    return x_wins / winners, value_wins / winners[index]
+
+
+@vjp_rule("at_min", "at_max")
+def at_extremum(z, x, values, g, index=None, indices_are_sorted=False, unique_indices=False,
+                mode=None):
+    dz = full_ct(g, z)
+    x_share, value_share = extremum_shares(z, x, values, index)
+    return dz * x_share, dz[index] * value_share

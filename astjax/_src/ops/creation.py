@@ -15,7 +15,7 @@ from ..errors import ShapeError
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, broadcast_ones,
                         is_numeric, type_of_value)
 from .conversions import array_operand, user_dtype, value_dtype
-from .registry import Op
+from .registry import Op, register_alias, register_method, register_name
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -104,8 +104,14 @@ def asarray(a, dtype=None, *, copy=None):
 Op("array", array, lambda object, dtype=None, *, copy=True, ndmin=0:
    _array_type("array", object, dtype, ndmin),
    static=("dtype", "copy", "ndmin"), aliases=(np.array,), raw_python_scalars=True)
-Op("asarray", asarray, lambda a, dtype=None, *, copy=None: _array_type("asarray", a, dtype, 0),
-   static=("dtype", "copy"), aliases=(np.asarray,), raw_python_scalars=True)
+_asarray = Op("asarray", asarray,
+              lambda a, dtype=None, *, copy=None: _array_type("asarray", a, dtype, 0),
+              static=("dtype", "copy"), aliases=(np.asarray,), raw_python_scalars=True)
+# arrays are immutable, so jnp.copy(x) and x.copy() are asarray (a NumPy-style y = x.copy()
+# before y[i] = v leaves x alone either way)
+register_name("copy", _asarray)
+register_alias(np.copy, _asarray)
+register_method("copy", "asarray")
 
 
 # --- zeros, ones, empty, full --------------------------------------------------------------

@@ -215,10 +215,9 @@ def _at_power(x, values, index, *, indices_are_sorted=False, unique_indices=Fals
     return np.power(x, _factors(x, values, index))
 
 
-def _update_op(method, impl, inexact=False, allow_bool=True, differentiable=True):
+def _update_op(method, impl, inexact=False, allow_bool=True):
     return Op(f"at_{method}", impl, _update_rule(method, inexact, allow_bool),
-              operands=("x", "values"), static=("indices_are_sorted", "unique_indices", "mode"),
-              differentiable=differentiable)
+              operands=("x", "values"), static=("indices_are_sorted", "unique_indices", "mode"))
 
 
 at_set = _update_op("set", _at_set)
@@ -227,8 +226,8 @@ at_subtract = _update_op("subtract", _accumulate(np.subtract), allow_bool=False)
 at_multiply = _update_op("multiply", _accumulate(np.multiply))
 at_divide = _update_op("divide", _at_divide, inexact=True)
 at_power = _update_op("power", _at_power, allow_bool=False)
-at_min = _update_op("min", _accumulate(np.minimum), differentiable=False)
-at_max = _update_op("max", _accumulate(np.maximum), differentiable=False)
+at_min = _update_op("min", _accumulate(np.minimum))
+at_max = _update_op("max", _accumulate(np.maximum))
 
 
 def _update_method(op, doc):
