@@ -500,10 +500,16 @@ def list_slices_read_and_extended(x, n):
             + jnp.sum(jnp.concatenate(hs[1:n]) ** 3) + jnp.sum(jnp.stack(tail) ** 2))
 
 
-def list_sliced_with_a_step(x):
-    hs = [x]
-    hs.append(x * 2.0)
-    return jnp.sum(jnp.stack(hs[::2]))
+def list_sliced_with_steps(x, a, b, c):
+    """Steps of either sign, from constants and from run-time ints (Python's rules for
+    negative and out-of-range bounds)."""
+    hs = []
+    for i in range(5):
+        hs.append(jnp.sin(x * (i + 1.0)))
+    every_other = hs[::2]
+    return (jnp.sum(jnp.stack(hs[a:b:c]) ** 2) + jnp.sum(jnp.stack(every_other) * 3.0)
+            + jnp.sum(jnp.stack(hs[::-1])[0] * every_other[-1])
+            + jnp.sum(jnp.stack(hs[3:0:-2]) ** 3))
 
 
 # --- real-valued functions of complex inputs (JAX's convention: grad = df/dx - i df/dy) ---------

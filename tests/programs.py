@@ -178,3 +178,12 @@ def shifts(k, n):
 
 def add_words(k):
     return k[0] + k[1]
+
+
+def loop_in_a_branch_never_taken(x):
+    """``x.ndim > 1`` is known when code is generated: the loop is dropped untyped (its
+    typing once crashed on it)."""
+    if x.ndim > 1:
+        for i in range(3):
+            x = x + i
+    return x * 2.0

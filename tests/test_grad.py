@@ -376,9 +376,9 @@ def test_lists_built_with_append_and_read_by_index(x64):
     check_grads(P.list_sliced, (x,), order=2)
     check_grads(P.list_popped, (x,), order=2)
     check_grads(P.list_slices_read_and_extended, (x, 3), order=2)
-    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating a slice "
-                                        r"of a list built with append with a step"):
-        grad(P.list_sliced_with_a_step)(x)
+    check_grads(P.list_sliced_with_steps, (x, 0, 5, 2), order=2)
+    for a, b, c in [(1, 5, 3), (4, 0, -1), (-1, -6, -2), (10, -10, -3), (-2, 10, 1)]:
+        check_grads(P.list_sliced_with_steps, (x, a, b, c), modes=("rev",))
 
 
 def test_lists_read_by_index_on_numba(x64, numba_backend):
@@ -388,7 +388,8 @@ def test_lists_read_by_index_on_numba(x64, numba_backend):
                                        P.stacked_after_reads_by_index, P.list_popped,
                                        P.lists_made_in_nested_loops)] + \
             [(P.concatenated_lists, np.reshape(x, (2, 2))),
-             (lambda x: P.list_slices_read_and_extended(x, 3), x)]:
+             (lambda x: P.list_slices_read_and_extended(x, 3), x),
+             (lambda x: P.list_sliced_with_steps(x, -1, -6, -2), x)]:
         jitted = astjax.jit(grad(fn))
         got = jitted(arg)
         (compiled,) = jitted.cache.values()

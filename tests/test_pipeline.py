@@ -49,7 +49,7 @@ CASES = [
     (P.enumerate_zip, (X, Y)),
     (P.iterate_array, (X.reshape(5, 1),)),
     (P.comprehension, (X, 4)),
-    (P.shapes, (X,)),
+    (P.shapes, (X,)), (P.loop_in_a_branch_never_taken, (X,)),
     (P.calls_helper, (X,)),
     (P.recursion, (X, 3)),
     (P.uses_globals, (np.ones(3, np.float32),)),

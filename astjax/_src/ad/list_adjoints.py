@@ -212,8 +212,8 @@ class ListAdjoints:
         return stmts
 
     def list_slice_adjoint(self, s, xs, bounds, target):
-        """``ys = xs[a:b]``: entry j of ys's cotangent list is added to entry a + j of xs's,
-        kept as for reads by index (``read_lists``). Both are in step with their lists
+        """``ys = xs[a:b:c]``: entry j of ys's cotangent list is added to entry a + j c of
+        xs's, kept as for reads by index (``read_lists``). Both are in step with their lists
         here, and the derivative code moves entries with pops and appends only."""
         xs = self.list_root(xs)
         self.read_lists.setdefault(xs, s)
@@ -229,38 +229,57 @@ class ListAdjoints:
                 raise self.error(s, "differentiating a slice of a list built with append is "
                                  "supported with bounds that are constants or variables "
                                  "set once")
-        lower, upper, step = ends
-        if step not in (None, "1"):
-            raise self.error(s, "differentiating a slice of a list built with append with a "
-                             "step is not supported yet")
         stmts = []
         for path in self.list_leaves(xs):
             ct_y = self.ct(target, path)
             if ct_y not in self.list_cts:
                 continue  # nothing read ys
-            ct_x = self.list_ct(xs, path)
-            n, start, stop, taken, earlier, k, c = (self.names.fresh(h) for h in (
-                "n", "start", "stop", "taken", "earlier", "k", "c"))
-            source = f"{n} = len({ct_x})\n"
-            for name, end, default in ((start, lower, "0"), (stop, upper, n)):
-                source += (f"{name} = {end or default}\n"
-                           f"if {name} < 0:\n    {name} = {name} + {n}\n"
-                           f"if {name} < 0:\n    {name} = 0\n"
-                           f"if {name} > {n}:\n    {name} = {n}\n")
-            stmts += _statements(
-                source +
-                f"{taken} = []\n"
-                f"for {k} in range(len({ct_y})):\n"
-                f"    {taken}.append({ct_y}.pop())\n"
-                f"{earlier} = []\n"
-                f"for {k} in range({n}):\n"
-                f"    {earlier}.append({ct_x}.pop())\n"
-                f"for {k} in range({n}):\n"
-                f"    {c} = {earlier}.pop()\n"
-                f"    if {start} <= {k} and {k} < {stop}:\n"
-                f"        {c} = {c} + {taken}.pop()\n"
-                f"    {ct_x}.append({c})\n")
+            stmts += _statements(self._slice_cotangent_source(self.list_ct(xs, path), ct_y,
+                                                              *ends))
         return stmts
+
+    def _slice_cotangent_source(self, ct_x, ct_y, lower, upper, step):
+        """Source adding the entries of ``ct_y`` to those of ``ct_x`` that the slice
+        ``lower:upper:step`` (each source text or None) takes, with Python's rules for
+        negative and out-of-range bounds; a negative step takes them from the end."""
+        n, start, stop, taken, earlier, j, k, c = (self.names.fresh(h) for h in (
+            "n", "start", "stop", "taken", "earlier", "j", "k", "c"))
+        source = f"{n} = len({ct_x})\n"
+        lo, hi = "0", n  # where the bounds are clamped to
+        if step not in (None, "1"):
+            st, lo, hi = (self.names.fresh(h) for h in ("step", "lo", "hi"))
+            source += (f"{st} = {step}\n{lo} = 0\n{hi} = {n}\n"
+                       f"if {st} < 0:\n    {lo} = -1\n    {hi} = {n} - 1\n")
+        for name, end, default, backwards in ((start, lower, "0", f"{n} - 1"),
+                                              (stop, upper, n, f"-1 - {n}")):
+            source += f"{name} = {end or default}\n"
+            if end is None and lo != "0":
+                source += f"if {st} < 0:\n    {name} = {backwards}\n"
+            source += (f"if {name} < 0:\n    {name} = {name} + {n}\n"
+                       f"if {name} < {lo}:\n    {name} = {lo}\n"
+                       f"if {name} > {hi}:\n    {name} = {hi}\n")
+        # taken.pop() gives ys's entries first to last: a negative step meets their places
+        # while xs's entries are popped from the end, a positive one while they go back
+        source += (f"{taken} = []\n"
+                   f"for {k} in range(len({ct_y})):\n"
+                   f"    {taken}.append({ct_y}.pop())\n"
+                   f"{earlier} = []\n"
+                   f"for {j} in range({n}):\n"
+                   f"    {c} = {ct_x}.pop()\n")
+        forward_hit = f"{start} <= {k} and {k} < {stop}"
+        if lo != "0":
+            source += (f"    {k} = {n} - 1 - {j}\n"
+                       f"    if {st} < 0 and {stop} < {k} and {k} <= {start} and "
+                       f"({start} - {k}) % (0 - {st}) == 0:\n"
+                       f"        {c} = {c} + {taken}.pop()\n")
+            forward_hit = f"{st} > 0 and {forward_hit} and ({k} - {start}) % {st} == 0"
+        return source + (
+            f"    {earlier}.append({c})\n"
+            f"for {k} in range({n}):\n"
+            f"    {c} = {earlier}.pop()\n"
+            f"    if {forward_hit}:\n"
+            f"        {c} = {c} + {taken}.pop()\n"
+            f"    {ct_x}.append({c})\n")
 
     def list_root(self, name):
         """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``)."""

@@ -161,7 +161,13 @@ def make_casts_explicit(spec):
 def _block(stmts):
     out = []
     for s in stmts:
-        if isinstance(s, gast.If):
+        if isinstance(s, gast.If) and anno.get(s, "taken") is not None:
+            # a condition known now: only the branch taken was typed (the other is dropped)
+            if anno.get(s, "taken"):
+                s.body = _block(s.body)
+            else:
+                s.orelse = _block(s.orelse)
+        elif isinstance(s, gast.If):
             s.body, s.orelse = _block(s.body), _block(s.orelse)
             merge = anno.get(s, "merge")
             if merge is not None:
