@@ -68,6 +68,15 @@ def branch_changes_its_test(x):
     return jnp.sum(y) + jnp.where(once, 1.0, 0.0)
 
 
+def joined(x):
+    """jnp.stack and jnp.concatenate of list displays; their VJP rules index with tuples
+    built at run time (under vmap these were read as one fancy index)."""
+    pair = jnp.stack([x, jnp.sin(x)], axis=-1)
+    both = jnp.concatenate([x, x * x])
+    return (jnp.sum(pair ** 2) + jnp.sum(jnp.stack([x * 2.0, x])[0] * both[::2])
+            + jnp.sum(jnp.sin(jnp.stack([x, x * 2.0]))))
+
+
 def overwritten_by_constant(x):
     """The cotangent gathered for each new y must not reach the y it replaces (it did for
     values made from constants, globals and ops with no derivative: wrong gradients)."""
@@ -424,10 +433,23 @@ def lists_made_in_nested_loops(x):
     return total + jnp.sum(h)
 
 
-def list_made_in_a_branch(x):
+def list_made_in_a_branch(x, n):
+    """Made once on every path (its cotangent list starts from the list as it is left)."""
     if jnp.sum(x) > 0:
-        hs = [x]
+        hs = [x, x * 3.0]
+    elif n > 2:
+        hs = [jnp.cos(x)]
     else:
+        hs = []
+        hs.append(x * x)
+    for i in range(n):
+        hs.append(jnp.sin(hs[-1]) * hs[0])
+    return jnp.sum(jnp.stack(hs) ** 2) + jnp.sum(hs[1] * hs[-1])
+
+
+def list_made_twice(x):
+    hs = [x]
+    if jnp.sum(x) > 0:
         hs = [x * 2.0]
     hs.append(jnp.sin(x))
     return jnp.sum(hs[0] * hs[1])

@@ -35,7 +35,7 @@ def test_seed_examples():
     (P.value_branch, (X,)), (P.value_branch, (-np.abs(X),)),
     (P.branch_changes_its_test, (X,)), (P.branch_changes_its_test, (-np.abs(X),)),
     (P.break_early, (X, 10)), (P.break_early, (X, 2)),
-    (P.reassign, (X,)), (P.overwritten_by_constant, (X,)),
+    (P.reassign, (X,)), (P.overwritten_by_constant, (X,)), (P.joined, (X,)),
     (P.calls, (X, Y)),
     (P.vector_out, (X,)),
     (P.inplace, (X,)),
@@ -355,9 +355,12 @@ def test_lists_built_with_append_and_read_by_index(x64):
     # made afresh each trip of a loop: each trip's backward sweep starts its own
     check_grads(P.list_made_in_a_loop, (x,), order=2)
     check_grads(P.lists_made_in_nested_loops, (x,), order=2)
+    # made in a branch, once on every path
+    for args in ((x, 3), (-x, 3), (-x, 1)):
+        check_grads(P.list_made_in_a_branch, args, order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
                                         r"list 'hs' by index needs the list made once"):
-        grad(P.list_made_in_a_branch)(x)
+        grad(P.list_made_twice)(x)
     # a list passed to a function: its cotangent list comes back from the callee's
     # derivative (tangent lists go in), first order only for now
     check_grads(P.list_passed_to_a_call, (x,), order=1)

@@ -236,6 +236,18 @@ def test_hessian_array_argnums_and_aux(x64):
                                rtol=1e-6, atol=1e-8)
 
 
+def stacked_sines(x):
+    return jnp.sum(jnp.sin(jnp.stack([x, x * 2.0])))
+
+
+def test_hessian_through_stack(x64):
+    """Forward over reverse through stack's VJP rule (vmapped inside jacfwd, it raised a
+    rank error)."""
+    x = np.linspace(0.2, 1.1, 4)
+    np.testing.assert_allclose(hessian(stacked_sines)(x),
+                               numeric_jacobian(grad(stacked_sines), (x,)), rtol=1e-6, atol=1e-8)
+
+
 # --- compiled ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("jac", [jacrev, jacfwd])

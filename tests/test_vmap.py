@@ -782,6 +782,7 @@ AD_PROGRAMS = [
     (AD.checkpointed_loop, (_AX, 3), (0, None)),
     (AD.nested_loops, (_AX, np.array([1, 4, 2])), (0, 0)),
     (AD.pytree_params, ({"w": _AX, "b": _AY}, _AY[0]), (0, None)),
+    (AD.joined, (_AX,), 0),
 ]
 
 
@@ -825,6 +826,12 @@ def lax_scan(xs):
     return astjax.lax.scan(_scan_step, 0.0, xs)
 
 
+def lax_scan_length(x):
+    """No xs: the stacked ys are first made in the loop's first trip (they were broadcast
+    again on every trip, a silently wrong result when length equals the batch size)."""
+    return astjax.lax.scan(lambda c, _: (c * 0.5, c[0]), x, None, length=5)
+
+
 def lax_window(x, i):
     return astjax.lax.dynamic_slice(x, (i,), (2,))
 
@@ -844,6 +851,7 @@ def test_lax_control_flow_and_slices():
     check(lax_fori, X, 3, in_axes=(0, None), loops=False)
     check(lax_while, np.abs(X[:, 0]), loops=False)
     check(lax_scan, X, loops=False)
+    check(lax_scan_length, X, loops=False)
     check(lax_window, X, n, loops=False)
     check(lax_update, X, n, loops=False)
     x2 = rng.standard_normal((5, 4, 3)).astype(np.float32)

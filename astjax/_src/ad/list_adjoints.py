@@ -51,6 +51,23 @@ def _makes_list(s, lst, local_names):
         isinstance(s.value, gast.List) or list_slice(s.value, local_names) is not None)
 
 
+def _makings_per_path(stmts, lst, local_names):
+    """The fewest and the most times a path through ``stmts`` makes list ``lst`` (a loop
+    that assigns it, or an assignment that does not make a list, counts as many)."""
+    fewest = most = 0
+    for s in stmts:
+        if isinstance(s, gast.If):
+            body, orelse = (_makings_per_path(b, lst, local_names) for b in (s.body, s.orelse))
+            fewest, most = fewest + min(body[0], orelse[0]), most + max(body[1], orelse[1])
+        elif isinstance(s, (gast.For, gast.While)):
+            if _makings_per_path(s.body, lst, local_names)[1]:
+                most += 2
+        elif isinstance(s, gast.Assign) and s.targets[0].id == lst:
+            made = _makes_list(s, lst, local_names)
+            fewest, most = fewest + made, most + (1 if made else 2)
+    return fewest, most
+
+
 def _static_param(value, name, default):
     """The value of a static parameter of the op call ``value`` (concatenate's axis)."""
     resolved = anno.get(value, "resolved_params") or {}
@@ -315,14 +332,14 @@ class ListAdjoints:
             if lst in self.read_lists:
                 appended.orelse = added
         for lst, read in sorted(self.read_lists.items()):
-            made = [t for t in self.fdef.body if _makes_list(t, lst, self.locals())]
-            if lst not in self.params and (len(made) != 1 or lst in self.unsafe):
+            if lst not in self.params and \
+                    _makings_per_path(self.fdef.body, lst, self.locals()) != (1, 1):
                 loop = self.loop_making(lst)
                 if loop is None:
                     raise self.error(read, f"differentiating reads of list {lst!r} by index "
-                                     f"needs the list made once, at the top level of the "
-                                     f"function or of a loop's body, and read only there "
-                                     f"(not in a branch)")
+                                     f"needs the list made once: once on every path "
+                                     f"outside loops, or at the top level of a loop's body "
+                                     f"and read only there")
                 self.cotangent_list_per_trip(lst, loop)
                 continue
             stmts += self.zeros_for(lst, lst)

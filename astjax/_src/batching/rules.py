@@ -667,9 +667,25 @@ def _index_items(bx, param):
         batched = bool(any_(bx.bt_of(node)))
         items = [_item(v, None, batched) for v in values]
         return items, (bx.text(node) if batched else None)
-    nodes = node.elts if isinstance(node, gast.Tuple) else [node]
-    items = [_item(v, bx.text(n), bx.node_batched(n), n) for n, v in zip(nodes, values)]
+    if isinstance(node, gast.Tuple) or not isinstance(value, tuple):
+        nodes = node.elts if isinstance(node, gast.Tuple) else [node]
+        items = [_item(v, bx.text(n), bx.node_batched(n), n) for n, v in zip(nodes, values)]
+    else:  # a tuple made elsewhere (``g[_index_at(axis, k)]``): its items one by one
+        whole, batched = bx.text(node), bx.node_batched(node)
+        items = []
+        for k, v in enumerate(values):
+            text = _static_item_text(v)
+            items.append(_item(v, text or f"{whole}[{k}]", batched and text is None))
     return _windows(bx, items), None
+
+
+def _static_item_text(v):
+    """Index syntax for an index item known when code is generated, else None."""
+    if v is None or v is Ellipsis or type(v) is int:
+        return repr(v) if v is not Ellipsis else "..."
+    if type(v) is slice and all(b is None or type(b) is int for b in (v.start, v.stop, v.step)):
+        return ":".join("" if b is None else repr(b) for b in (v.start, v.stop, v.step))
+    return None
 
 
 def _item(v, text, batched, node=None):

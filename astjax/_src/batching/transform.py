@@ -1195,8 +1195,18 @@ class Batcher:
             head_bt = new
         raise NotImplementedError("vmap: the batching of this loop's variables does not settle")
 
-    def enter_loop(self, head_ty, head_bt):
+    def enter_loop(self, s, head_ty, head_bt, after):
         """Broadcast what the loop needs batched before it starts."""
+        for v, b in head_bt.items():
+            if v not in self.ty and v in after and any_(b) and _needs_entry_value(s.body, v):
+                # first set in the body, but a later trip reads the batched value an earlier
+                # one left (``if k == 0: ys = zeros(...)``, then ``ys = ys.at[k].set(y)``):
+                # next pass it is batched where it is set
+                have = self.force_bt.get(v, False)
+                new = join(after[v], have, b)
+                if new != have:
+                    self.force_bt[v] = new
+                    self.changed = True
         for v in list(self.bt):
             t = head_ty.get(v)
             if t is None or type(t).__name__ == "Undefined" or v not in self.ty:
@@ -1229,7 +1239,7 @@ class Batcher:
         if any(b.batched for b in bounds):
             return self.masked_loop(s, head_ty, after, bounds)
         head_bt = self.fixpoint(s, head_ty)
-        self.enter_loop(head_ty, head_bt)
+        self.enter_loop(s, head_ty, head_bt, after)
         self.bt[s.target.id], self.ty[s.target.id] = False, anno.get(s.target, "type")
         header = f"for {self.target(s.target.id)} in range({', '.join(b.text for b in bounds)}):"
         w = self.loop_body(s, head_ty, head_bt)
@@ -1256,7 +1266,7 @@ class Batcher:
         head_bt = self.fixpoint(s, head_ty)
         if any_(head_bt.get(test, False)):
             return self.masked_loop(s, head_ty, after, None)
-        self.enter_loop(head_ty, head_bt)
+        self.enter_loop(s, head_ty, head_bt, after)
         w = self.loop_body(s, head_ty, head_bt)
         self.emit(f"while {self.load(test)}:")
         self.out.extend(w)
@@ -1313,7 +1323,7 @@ class Batcher:
         is_for = isinstance(s, gast.For)
         force = list(masked) + ([] if is_for else [s.test.id])
         head_bt = self.fixpoint(s, head_ty, force=force)
-        self.enter_loop(head_ty, head_bt)
+        self.enter_loop(s, head_ty, head_bt, after)
         if is_for:
             lo, hi, step = self.range_parts(bounds)
             trips = self.trip_count(lo, hi, step)
