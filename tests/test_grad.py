@@ -160,6 +160,7 @@ def test_forward_mode_against_finite_differences(fn, args, x64):
     (P.loop_while, (X,)), (P.break_early, (X, 2)), (P.value_branch, (X,)),
     (P.recursive, (X, 3)), (P.appended_then_stacked, (X,)), (P.scalar_accumulator, (X, 3)),
     (P.pytree_params, ({"w": X, "b": Y}, Y)), (P.inplace, (X,)), (P.uses_custom_jvp, (Y,)),
+    (P.joined, (X,)), (grad(P.joined), (X,)),  # stack of a display, its VJP rule's tuples
 ])
 def test_jvp_is_forward_mode(fn, args, x64):
     """jvp writes tangent statements beside the primal (no pullback), loops and branches

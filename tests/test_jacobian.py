@@ -12,6 +12,8 @@ import astjax.numpy as jnp
 from astjax import grad, hessian, jacfwd, jacrev, jit
 from astjax.tree_util import tree_flatten, tree_leaves, tree_structure, tree_unflatten
 
+from . import ad_programs as AD
+
 rng = np.random.default_rng(3)
 X = rng.uniform(0.5, 1.5, 3)
 W = rng.uniform(0.5, 1.5, (2, 3))
@@ -240,12 +242,13 @@ def stacked_sines(x):
     return jnp.sum(jnp.sin(jnp.stack([x, x * 2.0])))
 
 
-def test_hessian_through_stack(x64):
-    """Forward over reverse through stack's VJP rule (vmapped inside jacfwd, it raised a
-    rank error)."""
+@pytest.mark.parametrize("fn", [stacked_sines, AD.joined])
+def test_hessian_through_stack_and_concatenate(x64, fn):
+    """Forward over reverse through the VJP rules of stack and concatenate (vmapped inside
+    jacfwd, they raised a rank error; forward mode now takes tangents of list displays)."""
     x = np.linspace(0.2, 1.1, 4)
-    np.testing.assert_allclose(hessian(stacked_sines)(x),
-                               numeric_jacobian(grad(stacked_sines), (x,)), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(hessian(fn)(x), numeric_jacobian(grad(fn), (x,)), rtol=1e-6,
+                               atol=1e-8)
 
 
 # --- compiled ----------------------------------------------------------------------------------

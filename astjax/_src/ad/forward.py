@@ -30,7 +30,7 @@ import gast
 from ..frontend.naming import Names, assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ListType, SequenceType, Static
+from ..ir.types import ArrayType, ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
 from .list_adjoints import holds_float_list
@@ -335,7 +335,7 @@ class ForwardMode:
         return args
 
     def tangent_or_none(self, node):
-        return load(self.tangent_name(node)) if self.is_active(node) else const(None)
+        return self.tangent_expr(node) if self.is_active(node) else const(None)
 
     def rule_tangent(self, op, value, rule, t, z, stmts):
         args, keywords = rule_arguments(value, op, anno.clean_copy)
@@ -394,16 +394,22 @@ class ForwardMode:
                     continue
                 if name == _NOT_LINEAR.get(op.name):
                     continue
-                replace[id(n)] = load(self.tangent_name(n)) if self.is_active(n) else \
+                replace[id(n)] = self.tangent_expr(n) if self.is_active(n) else \
                     self.zeros(anno.clean_copy(n))
         return self.substituted(value, replace, t, z)
 
-    def tangent_name(self, node):
-        """The tangent of an active operand: an array, or a list of arrays (``jnp.array(xs)``
-        of a list built by append). An op on a container has no rule here."""
-        if [path for path, _ in _leaves(anno.get(node, "type"))] != [()]:
-            raise NoTangentRule("an op on a container")
-        return self.tan(node.id)
+    def tangent_expr(self, node):
+        """The tangent of an active operand: an array, a list of arrays (``jnp.array(xs)``
+        of a list built by append), or a tuple or list display of arrays
+        (``jnp.stack([a, b])``) as one value shaped like it. An op on another container has
+        no rule here."""
+        t = anno.get(node, "type")
+        if [path for path, _ in _leaves(t)] == [()]:
+            return load(self.tan(node.id))
+        if isinstance(t, SequenceType) and all(
+                isinstance(e, ArrayType) and e.dtype.kind in "fc" for e in t.elts):
+            return self.assemble(t, node)
+        raise NoTangentRule("an op on a container")
 
     def multilinear_tangent(self, op, value, operands, t, z, stmts):
         factors = [n for name in op.operands for n in
@@ -412,7 +418,7 @@ class ForwardMode:
         stmts.append(assign(acc, const(0.0)))
         for f in factors:
             if self.is_active(f):
-                term = self.substituted(value, {id(f): load(self.tangent_name(f))}, t, None)
+                term = self.substituted(value, {id(f): self.tangent_expr(f)}, t, None)
                 c = self.names.fresh("c")
                 stmts.append(assign(c, term[()]))
                 stmts.append(assign(acc, gast.BinOp(left=load(acc), op=gast.Add(),
