@@ -7,6 +7,10 @@ from ._src.ad.jacobian import jacrev
 from ._src.api import Jitted
 
 
+def _jitted(f):
+    return f if isinstance(f, Jitted) else Jitted(f)
+
+
 def _is_float(x):
     return np.asarray(x).dtype.kind in "fc"
 
@@ -26,7 +30,7 @@ def check_vjp(f, args, eps=1e-4, atol=None, rtol=None, seed=0):
 
     Only floating-point leaves are perturbed (an integer trip count stays as it is)."""
     rng = np.random.default_rng(seed)
-    fun = f if isinstance(f, Jitted) else Jitted(f)
+    fun = _jitted(f)
     out, pullback = vjp(f, *args)
     out_leaves, out_def = _flat(out)
     u_leaves = [rng.standard_normal(o.shape).astype(o.dtype) for o in out_leaves]
@@ -65,7 +69,7 @@ def _tolerances(dtype, atol, rtol):
 def check_jvp(f, args, eps=1e-4, atol=None, rtol=None, seed=1):
     """J v by central differences against ``jvp``, for a random direction v."""
     rng = np.random.default_rng(seed)
-    fun = f if isinstance(f, Jitted) else Jitted(f)
+    fun = _jitted(f)
     tangents = tuple(tree_util.tree_map(
         lambda a: rng.standard_normal(np.shape(a)).astype(np.asarray(a).dtype)
         if _is_float(a) else np.zeros(np.shape(a), np.float32), a) for a in args)
@@ -102,7 +106,7 @@ def check_grads(f, args, order=1, modes=("fwd", "rev"), eps=1e-4, atol=None, rto
     if order >= 2:
         floats = tuple(i for i, a in enumerate(args)
                        if all(_is_float(leaf) for leaf in tree_util.tree_leaves(a)))
-        out = tree_util.tree_leaves((f if isinstance(f, Jitted) else Jitted(f))(*args))
+        out = tree_util.tree_leaves(_jitted(f)(*args))
         scalar = len(out) == 1 and np.ndim(out[0]) == 0
         g = (grad if scalar else jacrev)(f, argnums=floats)
         if "fwd" in modes:

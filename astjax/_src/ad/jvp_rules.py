@@ -269,7 +269,6 @@ def at_power_jvp(z, x, values, tx, tv, index=None, indices_are_sorted=False,
                  _power_values_part(z, x, values, tv, index, unique_indices))
 
 
-
 @jvp_rule("at_min", "at_max")
 def at_extremum_jvp(z, x, values, tx, tv, index=None, indices_are_sorted=False,
                     unique_indices=False, mode=None):

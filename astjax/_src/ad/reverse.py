@@ -661,8 +661,9 @@ class ReverseMode(ListAdjoints):
         return stmts + self.structural_adjoint(s, target, t)
 
     def reset_cotangent(self, target):
-        """A value made from constants replaces ``target``: the cotangent gathered for it
-        must not reach ``target``'s earlier value (reads before the overwrite)."""
+        """A value no cotangent flows through (a constant, a global, an op with no
+        derivative) replaces ``target``: the cotangent gathered for it must not reach
+        ``target``'s earlier value (reads before the overwrite)."""
         if target not in self.unsafe:
             return []
         return [assign(self.ct(target, path), const(0.0))

@@ -681,8 +681,10 @@ def _index_items(bx, param):
 
 def _static_item_text(v):
     """Index syntax for an index item known when code is generated, else None."""
-    if v is None or v is Ellipsis or type(v) is int:
-        return repr(v) if v is not Ellipsis else "..."
+    if v is Ellipsis:
+        return "..."
+    if v is None or type(v) is int:
+        return repr(v)
     if type(v) is slice and all(b is None or type(b) is int for b in (v.start, v.stop, v.step)):
         return ":".join("" if b is None else repr(b) for b in (v.start, v.stop, v.step))
     return None
