@@ -1,12 +1,14 @@
 """``astjax.nn``: activation functions and softmax, as in ``jax.nn``.
 
 Plain functions written in ``astjax.numpy``, not ops: the compiler reads their
-source like user code, so they stay straight-line jnp code. Every formula is
+source like user code, so they stay straight-line jnp code (softplus carries its
+derivative as a custom_jvp, as JAX's logaddexp does). Every formula is
 safe for large |x|: ``exp`` only ever sees non-positive numbers (or the shift
 by the maximum makes them so), so no intermediate overflows to inf.
 Constants are Python floats, which are weak and keep the input's dtype.
 """
 import astjax.numpy as jnp
+from astjax._src.ad.custom import custom_jvp
 
 _SQRT_2_OVER_PI = 0.7978845608028654
 _SQRT_HALF = 0.7071067811865476
@@ -28,9 +30,18 @@ def sigmoid(x):
     return jnp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+@custom_jvp
 def softplus(x):
-    """log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))."""
+    """log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)). Its derivative is sigmoid's rule
+    (as JAX's logaddexp has its own): differentiating the formula meets the kinks of max
+    and |x| at 0, where it gave slope 0 instead of 1/2."""
     return jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(x)))
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return softplus(x), sigmoid(x) * t
 
 
 def log_sigmoid(x):

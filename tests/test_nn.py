@@ -192,3 +192,16 @@ def test_compiled_matches_eager():
     for e, c in zip(encode(jnp.array(labels)), astjax.jit(encode)(labels)):
         assert c.dtype == e.dtype
         np.testing.assert_array_equal(np.asarray(c), np.asarray(e))
+
+
+def test_softplus_slopes_at_zero(x64):
+    """softplus' = sigmoid, log_sigmoid' = sigmoid(-x): 1/2 at 0, curvature 1/4 (the
+    formula's kinks at 0 once gave slope 0), and finite differences elsewhere."""
+    x = np.array([-30.0, -1.5, 0.0, 0.7, 30.0])
+    curvature = special.expit(x) * special.expit(-x)
+    for fn, slope, sign in ((nn.softplus, special.expit(x), 1.0),
+                            (nn.log_sigmoid, special.expit(-x), -1.0)):
+        np.testing.assert_allclose(astjax.vmap(astjax.grad(fn))(x), slope, rtol=1e-12)
+        np.testing.assert_allclose(astjax.vmap(astjax.grad(astjax.grad(fn)))(x),
+                                   sign * curvature, rtol=1e-10)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(nn.softplus))(0.0), 0.5)
