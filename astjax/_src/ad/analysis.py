@@ -3,6 +3,7 @@ import gast
 
 from ..ir import anno
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
+from ..ops.registry import SHAPE_ONLY
 
 
 def float_leaves(t, path=()):
@@ -73,11 +74,6 @@ def runtime_index(value, local_names=None):
     return value.slice.id
 
 
-# operands an op reads for their shape only: no cotangent flows to them
-SHAPE_ONLY = {"cotangent_like": "z", "unbroadcast": "like", "full_like": "a",
-              "zeros_like": "a", "ones_like": "a", "empty_like": "a"}
-
-
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
     ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
@@ -126,6 +122,7 @@ def liveness(fdef, out, keys=None):
                     not isinstance(anno.get(value.value, "type"), ListType):
                 changed |= mark(value.value.id, child_key(value))  # (a list is live whole)
             elif getattr(anno.get(value, "op"), "name", None) in SHAPE_ONLY:
+                # no cotangent flows to an operand read for its shape only
                 shape = anno.get(value, "operand_nodes").get(
                     SHAPE_ONLY[anno.get(value, "op").name])
                 changed |= any([mark(n.id) for n in gast.walk(value)

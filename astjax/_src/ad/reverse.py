@@ -660,14 +660,16 @@ class ReverseMode(ListAdjoints):
             return stmts + self.runtime_index_adjoint(s, target, t, val(index))
         return stmts + self.structural_adjoint(s, target, t)
 
-    def reset_cotangent(self, target):
-        """A value no cotangent flows through (a constant, a global, an op with no
-        derivative) replaces ``target``: the cotangent gathered for it must not reach
-        ``target``'s earlier value (reads before the overwrite)."""
+    def reset_cotangent(self, target, t=None):
+        """Once the statement that set an overwritten ``target`` (to a value of type ``t``;
+        None: any value it ever holds) has passed its cotangent on, or when no cotangent
+        flows through that value (a constant, a global, an op with no derivative): what
+        was gathered for it must not reach ``target``'s earlier value."""
         if target not in self.unsafe:
             return []
-        return [assign(self.ct(target, path), const(0.0))
-                for path in sorted(self.float_paths().get(target, ()), key=repr)]
+        paths = sorted(self.float_paths().get(target, ()), key=repr) if t is None else \
+            [path for path, _ in float_leaves(t)]
+        return [assign(self.ct(target, path), const(0.0)) for path in paths]
 
     def element_cotangents(self, var, t):
         """For a tuple ``var`` (set to a value of type ``t``) indexed at run time: its
@@ -727,9 +729,7 @@ class ReverseMode(ListAdjoints):
             stmts.append(gast.If(test=gast.Compare(left=position, ops=[gast.Eq()],
                                                    comparators=[const(k)]),
                                  body=body or [gast.Pass()], orelse=[]))
-        if target in self.unsafe:
-            stmts += [assign(self.ct(target, path), const(0.0)) for path, _ in float_leaves(t)]
-        return stmts
+        return stmts + self.reset_cotangent(target, t)
 
     def contribute(self, atom, expr, stmts, unbroadcast, like=None):
         """``d_atom += expr`` for a floating-point variable ``atom``; ``like`` is the value
@@ -853,11 +853,6 @@ class ReverseMode(ListAdjoints):
                 d_src = self.ct(target, src_path + path)
                 self._add(dst_var, dst_path + path, load(d_src), stmts, False)
 
-        def reset():
-            if target in self.unsafe:
-                for path, _ in float_leaves(t):
-                    stmts.append(assign(self.ct(target, path), const(0.0)))
-
         if isinstance(value, gast.Name) and value.id in self.locals():
             move((), value.id, (), anno.get(value, "type"))
         elif isinstance(value, (gast.Tuple, gast.List)):
@@ -901,8 +896,7 @@ class ReverseMode(ListAdjoints):
             pass  # a global or a constant: nothing to move
         else:
             raise self.error(s, "astjax cannot differentiate this statement yet")
-        reset()  # after the move has read the target's cotangent
-        return stmts
+        return stmts + self.reset_cotangent(target, t)  # after the move has read it
 
 
 def rule_arguments(value, op, rename):

@@ -29,6 +29,9 @@ from ..ir.types import ArrayType, ListType, SequenceType, as_array_type, broadca
 REGISTRY = {}        # name -> Op
 NAMESPACE = {}       # public jnp name -> Op (the op's own name plus register_name extras)
 METHODS = {}         # Array method name (x.sum) -> op name; the array is the first operand
+# op name -> the operand it reads for its shape only, never its values
+SHAPE_ONLY = {"cotangent_like": "z", "unbroadcast": "like", "full_like": "a",
+              "zeros_like": "a", "ones_like": "a", "empty_like": "a"}
 _BY_OBJECT = {}      # id(numpy/math function) -> Op, so np.sin resolves to the sin op
 _OBJECTS = []        # keep aliased objects alive so ids stay unique
 

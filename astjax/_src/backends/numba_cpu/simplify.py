@@ -9,11 +9,9 @@ import gast
 
 from ...ir import anno
 from ...ir.types import ArrayType, Static
+from ...ops.registry import SHAPE_ONLY
 
 
-# operands whose value generated code never reads when they are 0-d (only their shape)
-_SHAPE_ONLY = {"cotangent_like": "z", "zeros_like": "a", "ones_like": "a", "empty_like": "a",
-               "full_like": "a"}
 
 
 def load_nodes(tree):
@@ -36,8 +34,8 @@ def load_nodes(tree):
         add(n)
         skip = None
         op = anno.get(n, "op")
-        if op is not None and op.name in _SHAPE_ONLY:
-            operand = (anno.get(n, "operand_nodes") or {}).get(_SHAPE_ONLY[op.name])
+        if op is not None and op.name in SHAPE_ONLY:  # a 0-d one is not read at all
+            operand = (anno.get(n, "operand_nodes") or {}).get(SHAPE_ONLY[op.name])
             t = anno.get(operand, "type") if operand is not None else None
             if isinstance(t, ArrayType) and t.ndim == 0:
                 skip = operand
