@@ -444,6 +444,34 @@ def test_allow_int_gives_float0_gradients():
         grad(P.scaled_by_integers, argnums=1)(x, n)
 
 
+def test_jvp_and_vjp_take_and_give_float0_for_integers():
+    """As in JAX: jvp and vjp give an integer output's tangent and an integer input's
+    cotangent as float0 zeros, and take float0 (co)tangents for integer values."""
+    x, n = np.linspace(0.0, 1.0, 3).astype(np.float32), np.arange(3, dtype=np.int32)
+    f0 = astjax.dtypes.float0
+
+    def with_index(v):
+        return v * 2.0, jnp.argmax(v)
+    (y, k), (ty, tk) = jvp(with_index, (x,), (np.ones(3, np.float32),))
+    np.testing.assert_allclose(ty, 2.0 * np.ones(3))
+    assert int(k) == 2 and tk.dtype == f0 and tk.shape == ()
+    _, pull = vjp(with_index, x)
+    (ct,) = pull((np.ones(3, np.float32), np.zeros((), f0)))
+    np.testing.assert_allclose(ct, 2.0 * np.ones(3))
+
+    value, tangent = jvp(P.scaled_by_integers, (x, n), (np.ones(3, np.float32), np.zeros(3, f0)))
+    np.testing.assert_allclose(tangent, np.sum(np.cos(x) * n), rtol=1e-6)
+    np.testing.assert_allclose(linearize(P.scaled_by_integers, x, n)[1](
+        np.ones(3, np.float32), np.zeros(3, f0)), tangent, rtol=1e-6)
+    ct_x, ct_n = vjp(P.scaled_by_integers, x, n)[1](np.float32(1.0))
+    np.testing.assert_allclose(ct_x, np.cos(x) * n, rtol=1e-6)
+    assert ct_n.dtype == f0 and ct_n.shape == n.shape
+    with pytest.raises(TypeError, match="float0 value stands for the derivative of an integer"):
+        jvp(P.scaled_by_integers, (x, n), (np.zeros(3, f0), np.zeros(3, f0)))
+    with pytest.raises(ValueError, match="shapes differ"):
+        jvp(P.scaled_by_integers, (x, n), (np.ones(3, np.float32), np.zeros(2, f0)))
+
+
 def test_keyword_only_and_positional_only_parameters(x64):
     """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
     apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed

@@ -783,6 +783,7 @@ AD_PROGRAMS = [
     (AD.nested_loops, (_AX, np.array([1, 4, 2])), (0, 0)),
     (AD.pytree_params, ({"w": _AX, "b": _AY}, _AY[0]), (0, None)),
     (AD.joined, (_AX,), 0),
+    (AD.concatenated_lists, (_AX.reshape(3, 2, 2),), 0),  # axis=None of an appended list
 ]
 
 
@@ -1077,6 +1078,21 @@ def test_concatenate_of_a_list_built_by_append_batches_without_a_loop():
     xs = np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)
     check(_joined_list, xs, loops=False)
     check(grad(lambda x: jnp.sum(_joined_list(x) ** 2)), xs, loops=False)
+
+
+def _flattened_lists(x):
+    hs = [x]
+    totals = []
+    for i in range(2):
+        hs.append(jnp.cos(hs[-1][:, :i + 1]) * hs[0][:, :1])
+        totals.append(jnp.sum(hs[-1]))
+    return jnp.concatenate(hs, axis=None), jnp.concatenate(totals, axis=None)
+
+
+def test_concatenate_axis_none_of_a_list_built_by_append_batches_without_a_loop():
+    xs = np.random.default_rng(5).standard_normal((4, 2, 3)).astype(np.float32)
+    check(_flattened_lists, xs, loops=False)
+    check(jacfwd(_flattened_lists), xs, loops=False)
 
 
 def _discards_a_result(x):

@@ -139,13 +139,45 @@ class Grad(Jitted):
                             f"functions involving complex outputs, use vjp directly.")
 
 
-def _float0_where_none(arg, grad):
-    """``grad`` (shaped like ``arg``) with its None leaves, an integer input's, as float0
-    zeros of that input's shape."""
+def _is_none(x):
+    return x is None
+
+
+def _integer_valued(x):
+    return np.result_type(x).kind in "biu"
+
+
+def _float0_where_none(reference, value):
+    """``value`` (a tangent or cotangent tree shaped like ``reference``) with the None
+    leaves that stand for integer or boolean leaves of ``reference`` as float0 zeros of
+    their shapes, as JAX gives them (compiled code keeps None)."""
     from .. import tree_util
-    grads, treedef = tree_util.tree_flatten(grad, is_leaf=lambda x: x is None)
-    filled = [np.zeros(np.shape(a), dtypes.float0) if g is None else g
-              for a, g in zip(tree_util.tree_leaves(arg), grads)]
+    leaves, treedef = tree_util.tree_flatten(value, is_leaf=_is_none)
+    refs = tree_util.tree_flatten(reference, is_leaf=_is_none)[0]
+    if len(refs) != len(leaves):
+        return value
+    filled = [np.zeros(np.shape(r), dtypes.float0)
+              if v is None and r is not None and _integer_valued(r) else v
+              for r, v in zip(refs, leaves)]
+    return tree_util.tree_unflatten(treedef, filled)
+
+
+def _float0_as_zeros(where, reference, value):
+    """``value`` with its float0 leaves, JAX's tangents of integer values, as zeros of the
+    matching ``reference`` leaf (the generated code ignores them); float0 for a float
+    leaf is JAX's TypeError."""
+    from .. import tree_util
+    leaves, treedef = tree_util.tree_flatten(value)
+    refs = tree_util.tree_leaves(reference)
+    filled = []
+    for r, v in zip(refs, leaves):
+        if np.result_type(v) == dtypes.float0:
+            if not _integer_valued(r):
+                raise TypeError(f"{where}: a float0 value stands for the derivative of an "
+                                f"integer or boolean value, got one for {np.result_type(r)}")
+            v = type(r)(0) if dtypes.is_python_scalar(r) else \
+                np.zeros(np.shape(r), dtypes.canonicalize_dtype(np.result_type(r)))
+        filled.append(v)
     return tree_util.tree_unflatten(treedef, filled)
 
 
@@ -193,6 +225,7 @@ class _Pullback:
         from ..api import Compiled
         from ..ir.types import type_of_value
         _check_like("vjp function", "cotangent", self.out, "output", cotangent)
+        cotangent = _float0_as_zeros("vjp function", self.out, cotangent)
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
         types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
@@ -200,7 +233,8 @@ class _Pullback:
         if compiled is None:
             compiled = Compiled(_VjpTarget(self.target, self.has_aux), types_)
             self.cache[types_] = compiled
-        return compiled.run(self.primals + (cotangent,))[1]
+        cotangents = compiled.run(self.primals + (cotangent,))[1]
+        return _float0_where_none(self.primals, cotangents)
 
 
 class _VjpTarget:
@@ -349,10 +383,11 @@ def jvp(fun, primals, tangents):
         raise TypeError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     for p, t in zip(primals, tangents):
         _check_like("jvp", "tangent", p, "primal", t)
+    tangents = _float0_as_zeros("jvp", primals, tangents)
     values = primals + tangents
     types_ = tuple(type_of_value(v) for v in values)
-    compiled = Compiled(_JvpTarget(Transformed(fun)), types_)
-    return compiled.run(values)
+    out, tangents_out = Compiled(_JvpTarget(Transformed(fun)), types_).run(values)
+    return out, _float0_where_none(out, tangents_out)
 
 
 def _check_like(where, what, reference, of, value):
@@ -367,6 +402,8 @@ def _check_like(where, what, reference, of, value):
             raise ValueError(f"{where}: {of} and {what} shapes differ: {np.shape(r)} and "
                              f"{np.shape(v)}")
         r_dtype = dtypes.canonicalize_dtype(np.result_type(r))
+        if np.result_type(v) == dtypes.float0:  # an integer's (co)tangent: _float0_as_zeros
+            continue
         v_dtype = dtypes.canonicalize_dtype(np.result_type(v))
         if r_dtype.kind in "fc" and r_dtype != v_dtype and not dtypes.is_python_scalar(v):
             raise TypeError(f"{where}: {of} and {what} dtypes differ: {of} dtype {r_dtype}, "

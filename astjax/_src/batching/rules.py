@@ -432,10 +432,22 @@ def concatenate(bx, op, vals, params, t):
     p = _params(params)
     arrays = vals["arrays"]
     if isinstance(arrays, Val):  # a list built by append: each element batched on axis 0
-        if axis is None:
-            raise NoRule("concatenate(): axis=None of a list built with append")
-        p["axis"] = _lit(_shift(axis, unwrap(arrays.t).elt.ndim))
-        return bx.call(op.name, {"arrays": arrays.text}, p), True
+        elt = unwrap(arrays.t).elt
+        if axis is not None:
+            p["axis"] = _lit(_shift(axis, elt.ndim))
+            return bx.call(op.name, {"arrays": arrays.text}, p), True
+        # axis=None: each example's elements flattened, joined (0-d elements: stacked)
+        p["axis"] = "1"
+        if elt.ndim == 0:
+            return bx.call("stack", {"arrays": arrays.text}, p), True
+        texts = arrays.text
+        if elt.ndim > 1:  # a loop flattens the elements, whose shapes may differ
+            texts, e = bx.fresh("flat"), bx.fresh("e")
+            bx.emit(f"{texts} = []")
+            bx.emit(f"for {e} in {arrays.text}:")
+            flat = bx.call("reshape", {"a": e}, {"shape": _flat_shape(bx, Val(e, elt, True))})
+            bx.out.add(f"{texts}.append({flat})", bx.lineno, 1)
+        return bx.call(op.name, {"arrays": texts}, p), True
     elts = _batched_elements(bx, arrays)
     if axis is None:
         texts = [_flat(bx, v) for v in elts]
