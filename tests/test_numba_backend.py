@@ -367,6 +367,23 @@ def test_grad_of_an_elementwise_sum_is_one_loop(numba_backend):
     np.testing.assert_allclose(np.asarray(got), s * (1 - s), rtol=1e-5)
 
 
+def _loop_loss(x):
+    y = x
+    for i in range(3):
+        y = jnp.tanh(y) * x
+    return jnp.sum(y)
+
+
+def test_jacrev_runs_the_forward_loop_once(numba_backend):
+    """jacrev computes f's value only for its shape, which a 0-d result knows when the code
+    is generated: that forward loop is dead code and goes."""
+    x = np.linspace(0.1, 1.0, 5).astype(np.float32)
+    got, compiled = _run(astjax.jacrev(_loop_loss), x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert compiled.source.count("in range(3)") == 1, compiled.source
+    np.testing.assert_allclose(got, astjax.grad(_loop_loss)(x), rtol=1e-5)
+
+
 def test_parallel_loops_match_sequential(numba_backend):
     """jit(parallel=True): loop bodies become kernels run over chunks of the outer index
     (parallel.py); small arrays take the sequential branch of the same code."""

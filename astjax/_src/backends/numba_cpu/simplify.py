@@ -353,12 +353,32 @@ def remove_dead_stores(fdef):
     work = list(live)
     while work:
         for s in defs.get(work.pop(), ()):
-            for n in load_nodes(s):
+            for n in _run_time_reads(s):
                 if n.id not in live:
                     live.add(n.id)
                     work.append(n.id)
     if any(name not in live for name in defs):
         _remove(fdef, lambda s: pure_assignment(s) and s.targets[0].id not in live)
+        read = {n.id for n in load_nodes(fdef)}
+        _remove(fdef, lambda s: isinstance(s, gast.For) and not s.orelse  # emptied loops
+                and all(isinstance(b, gast.Pass) for b in s.body)
+                and isinstance(s.target, gast.Name) and s.target.id not in read)
+
+
+def _run_time_reads(s):
+    """The names a pure assignment reads when it runs: none where its value is known when
+    the code is generated, which the emitter prints as a literal (``t.shape`` of a 0-d
+    ``t`` is ``()``: a Hessian's only read of a whole forward sweep)."""
+    value = s.value
+    if isinstance(anno.get(value, "type"), Static) or (
+            anno.get(value, "op") is not None
+            and isinstance(anno.get(s.targets[0], "type"), Static)):
+        return ()
+    if isinstance(value, gast.Attribute) and value.attr in ("shape", "size"):
+        t = anno.get(value.value, "type")
+        if isinstance(t, ArrayType) and t.ndim == 0:
+            return ()
+    return load_nodes(s)
 
 
 def _remove(fdef, predicate):
