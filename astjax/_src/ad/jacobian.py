@@ -66,6 +66,12 @@ def _bounds(names, prefix, lines):
     return bounds
 
 
+def _layout(bounds, names):
+    """Source text of the layout of leaves ``names``: a ``(start, stop, shape)`` each."""
+    return _tuple_source([f"({bounds[i]}, {bounds[i + 1]}, {a}.shape)"
+                          for i, a in enumerate(names)])
+
+
 def _unflat(flat, leaf_dtypes, layout, lines, namespace):
     """Append lines splitting the vector ``flat`` into leaves ``flat0, flat1...`` placed by
     ``layout`` (their dtypes too, where they differ); return their names."""
@@ -128,19 +134,27 @@ class _Jacobian(Jitted):
         as_ = [f"a{i}" for i in range(len(ins))]
         name = f"{spec.name}_{self.mode}"
         lines = [f"def {name}({', '.join(xs)}):"]
-        if self.has_aux:
-            lines += [f"    r = _f({', '.join(xs)})", "    out = r[0]"]
+        call_f = f"_f({', '.join(xs)})"
+        if self.mode == "jacfwd" and ins:
+            # the forward sweep gives f's output too: f does not run again for its layout
+            lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
+            cols = _bounds(as_, "c", lines)
+            lines.append(f"    J, out = _loop(_step, {_tuple_source(xs)}, "
+                         f"{_layout(cols, as_)}, {cols[-1]}, _x_dtype)")
+            if self.has_aux:
+                lines.append(f"    r = {call_f}")
+            lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
+            rows = _bounds(ys, "r", lines)
         else:
-            lines.append(f"    out = _f({', '.join(xs)})")
-        lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
-        lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
-        rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
-        layouts = [_tuple_source([f"({bounds[i]}, {bounds[i + 1]}, {a}.shape)"
-                                  for i, a in enumerate(names)])
-                   for bounds, names in ((rows, ys), (cols, as_))]
-        if ins:
-            lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {', '.join(layouts)}, "
-                         f"{rows[-1]}, {cols[-1]}, _y_dtype, _x_dtype)")
+            lines += [f"    r = {call_f}", "    out = r[0]"] if self.has_aux else \
+                [f"    out = {call_f}"]
+            lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
+            lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
+            rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
+            if ins:
+                lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {_layout(rows, ys)}, "
+                             f"{_layout(cols, as_)}, {rows[-1]}, {cols[-1]}, _y_dtype, "
+                             f"_x_dtype)")
         typed = ins if self.block_dtype == "input" else outs
         mixed = len({t.dtype for _, t in typed}) > 1
         flat_dtype = _leaf_dtype(typed)
@@ -177,8 +191,10 @@ class _Jacobian(Jitted):
         else:
             step = self._push(spec, arg_types, nums, out_type, outs, ins, program)
         # one sweep batched over the basis (vmap); a loop of sweeps if that does not type
+        in_axes, out_axes = ((None, None, None, 0), 0) if self.mode == "jacrev" else \
+            ((None, None, 0), (None, 0))  # push: (f's output, the tangents)
         batched = from_source(name, source, dict(namespace, _step=Vmapped(
-            step, in_axes=(None, None, None, 0)), _loop=getattr(
+            step, in_axes=in_axes, out_axes=out_axes), _loop=getattr(
             jacobian_lib, f"{self.mode}_batched")), spec.parsed)
         try:
             program.specialize(batched, arg_types)
@@ -210,8 +226,8 @@ class _Jacobian(Jitted):
                            spec.parsed)
 
     def _push(self, spec, arg_types, nums, out_type, outs, ins, program):
-        """``push(args, y, x, v)``: the raveled output tangent for the flat tangent ``v`` of
-        the inputs ``nums`` (the other arguments' tangents are zero)."""
+        """``push(args, x, v)``: f's output and its raveled tangent for the flat tangent
+        ``v`` of the inputs ``nums`` (the other arguments' tangents are zero)."""
         from ..frontend.synthetic import from_source
         from . import adlib, jacobian_lib
         primal = spec
@@ -222,7 +238,7 @@ class _Jacobian(Jitted):
             primal = program.specialize(main, arg_types)
         namespace = {"jnp": jacobian_lib.jnp, "_ajx": adlib, "_y_dtype": _leaf_dtype(outs),
                      "_jvp": jvp_function(primal, program)}
-        lines = ["def push(args, y, x, v):"]
+        lines = ["def push(args, x, v):"]
         vs = iter(_unflat("v", [t.dtype for _, t in ins], "x", lines, namespace))
         # the tangent of argument k's leaves, from the pieces in the order ``ins`` holds them
         # (argnums order); an argument named twice (argnums=(0, 0)) gets both pieces' sum
@@ -239,13 +255,16 @@ class _Jacobian(Jitted):
                                  if i in nums else zero, namespace=namespace)
                     for i, t in enumerate(arg_types)]
         args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
-        lines.append(f"    t = _jvp({args}, {', '.join(tangents)})[1]")
+        lines += [f"    r = _jvp({args}, {', '.join(tangents)})", "    out = r[0]", "    t = r[1]"]
+        ys = [f"y{j}" for j in range(len(outs))]
+        lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
+        lines.append(f"    y = {_layout(_bounds(ys, 'r', lines), ys)}")
         tangents = []  # a constant output's tangent is zero
         _tree_source(out_type, "t", lambda e, t: tangents.append((e, t)) or e,
                      lambda e, t: tangents.append((f"jnp.zeros(y[{len(tangents)}][2], "
                                                    f"_y_dtype)", t)) or e)
         tangent = _ravel_into(tangents, "y", lines)
-        lines.append(f"    return {tangent}")
+        lines.append(f"    return out, {tangent}")
         return from_source(f"{spec.name}_push", "\n".join(lines) + "\n", namespace,
                            spec.parsed)
 

@@ -4,9 +4,10 @@ under vmap, as JAX does), or a loop of sweeps where the step does not batch.
 The loops see flat vectors: the output leaves raveled one after another (``n`` elements of
 dtype ``y_dtype``), likewise the differentiated input leaves (``m``, ``x_dtype``); the
 caller splits the flat n x m Jacobian into the tree of blocks. ``y`` and ``x`` are those
-layouts, a ``(start, stop, shape)`` per leaf. ``pull(args, y, x, e)`` / ``push(args, y, x,
+layouts, a ``(start, stop, shape)`` per leaf. ``pull(args, y, x, e)`` and ``push(args, x,
 v)`` are generated functions (passed as static arguments): the flat input cotangent for the
-flat output cotangent ``e``, and the flat output tangent for the flat input tangent ``v``.
+flat output cotangent ``e``; f's output and the flat output tangent for the flat input
+tangent ``v`` (jacfwd learns the output's layout from that output, not from running f).
 """
 import astjax.numpy as jnp
 
@@ -20,13 +21,14 @@ def jacrev_rows(pull, args, y, x, n, m, y_dtype, x_dtype):
     return rows
 
 
-def jacfwd_columns(push, args, y, x, n, m, y_dtype, x_dtype):
-    """d y / d x, one forward (jvp) evaluation per input element."""
-    cols = jnp.zeros((m, n), y_dtype)
+def jacfwd_columns(push, args, x, m, x_dtype):
+    """d y / d x and y, one forward (jvp) evaluation per input element."""
+    out, col = push(args, x, jnp.zeros(m, x_dtype))  # y, and the columns' length and dtype
+    cols = jnp.zeros((m, col.size), col.dtype)
     for j in range(m):
         v = jnp.zeros(m, x_dtype).at[j].set(1.0)
-        cols = cols.at[j].set(push(args, y, x, v))
-    return jnp.transpose(cols)
+        cols = cols.at[j].set(push(args, x, v)[1])
+    return jnp.transpose(cols), out
 
 
 def jacrev_batched(pull, args, y, x, n, m, y_dtype, x_dtype):
@@ -35,6 +37,8 @@ def jacrev_batched(pull, args, y, x, n, m, y_dtype, x_dtype):
     return pull(args, y, x, jnp.eye(n, dtype=y_dtype))
 
 
-def jacfwd_batched(push, args, y, x, n, m, y_dtype, x_dtype):
-    """d y / d x as one forward sweep batched over the m input basis vectors."""
-    return jnp.transpose(push(args, y, x, jnp.eye(m, dtype=x_dtype)))
+def jacfwd_batched(push, args, x, m, x_dtype):
+    """d y / d x and y, from one forward sweep batched over the m input basis vectors
+    (``push`` is vmapped over its last argument; y is not batched)."""
+    out, cols = push(args, x, jnp.eye(m, dtype=x_dtype))
+    return jnp.transpose(cols), out
