@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import astjax
+import astjax.numpy as jnp
 from astjax._src.ops.registry import REGISTRY
 
 from .apply import apply1, apply2
@@ -70,6 +71,30 @@ def test_rejects_bad_dtype():
         REGISTRY["bitwise_and"](np.ones(2, np.float32), np.ones(2, np.float32))
     with pytest.raises(TypeError, match="boolean"):
         REGISTRY["subtract"](np.ones(2, bool), np.ones(2, bool))
+
+
+def test_booleans_subtract_with_numbers():
+    """Only bool - bool is refused (as JAX, NumPy): a bool minus a number promotes."""
+    b, x = np.array([True, False]), np.array([0.5, 1.5], np.float32)
+    for got in (REGISTRY["subtract"](b, x), jit2(REGISTRY["subtract"], b, x)):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, [0.5, -1.5])
+    got = astjax.jit(lambda b: 1 - b)(b)
+    np.testing.assert_array_equal(got, [0, 1])
+    assert got.dtype == np.int32
+
+
+def test_integers_become_float32_with_x64_unless_64_bit(x64):
+    """JAX 0.10 with 64-bit types on: bool and integers of up to 32 bits compute math in
+    float32, int64 (and Python ints, weak) in float64."""
+    for dtype, want in ((np.int8, np.float32), (np.uint16, np.float32), (np.int32, np.float32),
+                        (np.bool_, np.float32), (np.int64, np.float64)):
+        x = np.array([1, 2, 1], dtype)
+        for got in (jnp.sqrt(x), jnp.mean(x), REGISTRY["true_divide"](x, x),
+                    jit1(REGISTRY["exp"], x)):
+            assert got.dtype == want, (dtype, got.dtype)
+    assert (np.array([1, 2], np.int32) * jnp.asarray(1.5)).dtype == np.float64
+    assert jnp.sqrt(3).dtype == np.float64
 
 
 def test_weak_scalars_keep_array_dtype():

@@ -472,6 +472,22 @@ def test_jvp_and_vjp_take_and_give_float0_for_integers():
         jvp(P.scaled_by_integers, (x, n), (np.ones(3, np.float32), np.zeros(2, f0)))
 
 
+def test_no_cotangent_flows_into_an_op_without_a_derivative():
+    """argmax, floor and integer results pass no cotangent back: exp's adjoint is not run
+    with a zero cotangent, which made 0 * inf = nan where exp overflowed (JAX: 1)."""
+    x = np.array([1.0, 100.0, -2.0], np.float32)  # exp(100) is inf in float32
+
+    def through_argmax(x):
+        return jnp.sum(x) + jnp.argmax(jnp.exp(x)) * 1.0
+
+    def through_floor(x):
+        return jnp.sum(x) + jnp.sum(jnp.floor(jnp.exp(x)) * 0.0)
+    for fn in (through_argmax, through_floor):
+        with np.errstate(over="ignore", invalid="ignore"):
+            for g in (grad(fn), astjax.jit(grad(fn))):
+                np.testing.assert_array_equal(g(x), [1.0, 1.0, 1.0])
+
+
 def test_keyword_only_and_positional_only_parameters(x64):
     """Python's parameter kinds keep their meaning: keywords bind as in Python, defaults
     apply where a transform calls f(*args) (jvp), and a keyword-only parameter passed

@@ -367,6 +367,20 @@ def test_grad_of_an_elementwise_sum_is_one_loop(numba_backend):
     np.testing.assert_allclose(np.asarray(got), s * (1 - s), rtol=1e-5)
 
 
+def _clip_one_side(a, b):
+    return jnp.clip(a, None, b), jnp.clip(a, b, None), jnp.clip(a, max=b), a.clip(None, 0.5)
+
+
+def test_clip_with_a_bound_left_out(numba_backend):
+    """clip(a, None, b): the missing bound takes no part in the dtype promotion (it was an
+    internal error naming no line of the user's)."""
+    a, b = np.array([0.5, 2.0, -1.0], np.float32), np.ones(3, np.float32)
+    got, compiled = _run(_clip_one_side, a, b)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    want = (np.minimum(a, b), np.maximum(a, b), np.minimum(a, b), np.minimum(a, 0.5))
+    _assert_tree_close(got, want, 0)
+
+
 def _loop_loss(x):
     y = x
     for i in range(3):

@@ -289,6 +289,18 @@ def jit_agrees(fn, *args):
         np.testing.assert_array_equal(np.asarray(o), np.asarray(r))
 
 
+def _empty_index(x, s):
+    return x[()] + 1.0, s[()]
+
+
+def test_empty_index_tuple_reads_the_whole_array(numba_backend):
+    """x[()] is x (it printed as x[], a SyntaxError in the generated module)."""
+    jit_agrees(_empty_index, np.arange(3, dtype=np.float32), np.float32(2.0))
+    astjax.config.update("astjax_jit_backend", "python")
+    jit_agrees(_empty_index, np.arange(3, dtype=np.float32), np.float32(2.0))
+    np.testing.assert_array_equal(astjax.grad(lambda x: jnp.sum(x[()] ** 2))(np.ones(3)), 2.0)
+
+
 def _indexing(x, i, idx, mask):
     return (x[i], x[i:i + 1], x[-1, ::2], x[:, idx], x[..., None, idx], x[mask], x[idx, i],
             x.at[idx, 0].add(1.0), x.at[mask].set(0.0), x.at[i].divide(2),

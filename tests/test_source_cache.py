@@ -180,6 +180,17 @@ def test_corrupt_entry_is_a_miss_then_rewritten(tmp_path):
     assert _run(tmp_path)["stats"]["hits"] == 1
 
 
+def test_a_module_that_fails_to_load_is_not_kept(tmp_path, monkeypatch):
+    """A generated module whose code raises while it loads is dropped from sys.modules:
+    the next load runs it again (and raises again) instead of finding it half-made."""
+    from astjax._src.backends.loader import load_module
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    for _ in range(2):
+        with pytest.raises(ZeroDivisionError):
+            load_module("x = 1 / 0\n", "fails")
+    assert load_module("x = 1\n", "loads").x == 1
+
+
 def test_exec_function_is_never_cached(tmp_path):
     _project(tmp_path)
     setup = textwrap.dedent("""

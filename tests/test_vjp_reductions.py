@@ -65,6 +65,23 @@ def test_prod_zero_cotangents_exactly():
     np.testing.assert_array_equal(np.asarray(ct), [[0, 6, 0], [0, 0, 0], [8, 4, 2]])
 
 
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_prod_beside_inf_and_nan_is_the_product_of_the_others(axis):
+    """No division: beside an inf the others' product is finite, as in JAX (x / x gave
+    nan), and a nan spoils only the other elements' derivatives."""
+    a = np.array([[0.5, np.inf, 2.0, 3.0], [0.5, np.nan, 2.0, 1.5], [0.5, np.inf, 0.0, 2.0]])
+    with np.errstate(invalid="ignore"):
+        got = np.asarray(astjax.grad(lambda a: jnp.sum(jnp.prod(a, axis=axis)))(a))
+
+        def others(v):  # NumPy: the product of the other elements, one by one
+            return np.array([np.prod(np.delete(v, i)) for i in range(v.size)])
+        if axis is None:
+            want = others(a.ravel()).reshape(a.shape)
+        else:
+            want = np.apply_along_axis(others, axis, a)
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("name,expected", [("max", [0, 1 / 3, 0, 1 / 3, 1 / 3]),
                                            ("min", [0.5, 0, 0.5, 0, 0])])
 def test_max_min_split_ties_equally(name, expected):

@@ -161,4 +161,6 @@ def to_inexact(dtype, weak=False):
     dtype = np.dtype(dtype)
     if is_inexact(dtype):
         return dtype, weak
-    return default_float(), weak
+    if weak or dtype.itemsize == 8:  # a Python int or a 64-bit integer: the default float
+        return default_float(), weak
+    return np.dtype(np.float32), weak  # bool and narrower integers, as JAX with x64 on

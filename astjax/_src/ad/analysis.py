@@ -74,6 +74,15 @@ def runtime_index(value, local_names=None):
     return value.slice.id
 
 
+def _stops_cotangents(s):
+    """An op no cotangent flows back through: one with no derivative (argmax, floor), or
+    an integer or boolean result. Its operands need no adjoint for it, and must not get a
+    zero cotangent (exp's adjoint times 0 would give nan where exp overflowed)."""
+    op, t = anno.get(s.value, "op"), anno.get(s.targets[0], "type")
+    return op is not None and (not op.differentiable or (
+        isinstance(t, ArrayType) and t.dtype.kind in "biu"))
+
+
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
     ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
@@ -121,6 +130,8 @@ def liveness(fdef, out, keys=None):
                     child_key(value) is not None and keys_used is None and \
                     not isinstance(anno.get(value.value, "type"), ListType):
                 changed |= mark(value.value.id, child_key(value))  # (a list is live whole)
+            elif _stops_cotangents(s):
+                continue
             elif getattr(anno.get(value, "op"), "name", None) in SHAPE_ONLY:
                 # no cotangent flows to an operand read for its shape only
                 shape = anno.get(value, "operand_nodes").get(

@@ -45,21 +45,37 @@ def mean_vjp(z, a, g, axis=None, dtype=None, out=None, keepdims=False):
 @vjp_rule("prod")
 def prod_vjp(z, a, g, axis=None, dtype=None, out=None, keepdims=False,
              promote_integers=True):
-    """d prod / d a_i is the product of the other elements, computed without dividing by
-    zero: with no zero in the slice it is prod / a_i; with one zero, the product of the
-    non-zeros at the zero and 0 elsewhere; with two or more zeros, 0 everywhere.
-    The cotangent is exact with zeros; its own derivative (second order) is exact only
-    away from them: the selection is constant around a zero, the true gradient is not."""
+    """d prod / d a_i is the product of the other elements of a_i's slice (see
+    prod_partials): exact with zeros, infinities and nans, as JAX's. Its own derivative
+    (second order) is exact as far as cumprod's is (away from zeros)."""
     return (_as_operand(_keepdims(g, axis, keepdims) * prod_partials(a, axis), a, dtype),)
 
 
 def prod_partials(a, axis):
-    """d prod(a, axis) / d a_i, in a's shape (see prod_vjp)."""
-    zero = a == 0
-    zeros = jnp.sum(zero, axis=axis, keepdims=True)
-    safe = jnp.where(zero, 1.0, a)
-    others = jnp.prod(safe, axis=axis, keepdims=True)  # the product of the non-zeros
-    return jnp.where(zeros == 0, others / safe, jnp.where(zero & (zeros == 1), others, 0.0))
+    """d prod(a, axis) / d a_i, in a's shape: the product of the other elements of the
+    slice, from the exclusive products on each side of a_i (no division, which gave nan
+    beside an inf and 0 beside a nan). Several axes at once divide instead,
+    exact with zeros only: a product without a_i is others / a_i, with one zero in the
+    slice the product of the non-zeros at the zero, with two or more zeros 0."""
+    if axis is None or a.ndim == 0:
+        return jnp.reshape(_others_on_last_axis(jnp.ravel(a)), a.shape)
+    if isinstance(axis, (tuple, list)):
+        zero = a == 0
+        zeros = jnp.sum(zero, axis=axis, keepdims=True)
+        safe = jnp.where(zero, 1.0, a)
+        others = jnp.prod(safe, axis=axis, keepdims=True)  # the product of the non-zeros
+        return jnp.where(zeros == 0, others / safe,
+                         jnp.where(zero & (zeros == 1), others, 0.0))
+    return jnp.moveaxis(_others_on_last_axis(jnp.moveaxis(a, axis, -1)), -1, axis)
+
+
+def _others_on_last_axis(x):
+    """At each element, the product of the others along the last axis."""
+    ones = jnp.ones_like(x[..., :1])
+    before = jnp.cumprod(jnp.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    after = jnp.flip(jnp.cumprod(jnp.flip(jnp.concatenate([x[..., 1:], ones], axis=-1), -1),
+                                 axis=-1), -1)
+    return before * after
 
 
 def _chooser(z, a, g, axis, keepdims):

@@ -63,7 +63,11 @@ def load_module(source, stem, namespace=None):
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(namespace or {})
     sys.modules[name] = module  # before exec: Numba's cache needs the module importable
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # a half-run module must not be found next time
+        raise
     return module
 
 

@@ -181,7 +181,7 @@ class PythonEmitter:
             return text + (f":{parts[2]}" if parts[2] else "")
         if isinstance(node, gast.Tuple):
             inner = ", ".join(self.index(e) for e in node.elts)
-            return inner + ("," if len(node.elts) == 1 else "")
+            return inner + ("," if len(node.elts) == 1 else "") if node.elts else "()"
         return self.atom(node)
 
     def rhs(self, node):

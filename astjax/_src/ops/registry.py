@@ -24,7 +24,8 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, ListType, SequenceType, as_array_type, broadcast_ones, is_numeric
+from ..ir.types import (ArrayType, ListType, SequenceType, Static, as_array_type, broadcast_ones,
+                        is_numeric)
 
 REGISTRY = {}        # name -> Op
 NAMESPACE = {}       # public jnp name -> Op (the op's own name plus register_name extras)
@@ -118,7 +119,7 @@ class Op:
         typed = []
         for name in self.promote:
             t = operand_types.get(name)
-            if t is None:
+            if t is None or (isinstance(t, Static) and t.value is None):  # not given (clip)
                 continue
             if isinstance(t, ListType):  # built by append: one element type
                 t = t.elt
@@ -219,9 +220,8 @@ def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(),
 
     def abstract_eval(**named):
         types = [named[a] for a in argnames]
-        if dtype_check is not None:
-            for t in types:
-                dtype_check(name, as_array_type(t).dtype)
+        if dtype_check is not None:  # on the dtype computed in: bool - 1.5 is fine, as in JAX
+            dtype_check(name, op.promoted_dtype(named)[0])
         return rule(*types, _op=op)
 
     rule = elementwise_rule(out_dtype)
