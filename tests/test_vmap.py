@@ -1095,6 +1095,40 @@ def test_concatenate_axis_none_of_a_list_built_by_append_batches_without_a_loop(
     check(jacfwd(_flattened_lists), xs, loops=False)
 
 
+def _elif_on_the_counter(x):
+    s = 0.0
+    for i in range(3):
+        if x[i] > 0.0:  # per example
+            s = s + x[i]
+        elif i == 2:  # the same for every example: a plain if inside the selected branch
+            s = s - x[0]
+    return s
+
+
+def _list_with_a_constant(x):
+    acc = [x[0]]
+    acc.append(jnp.ones(()))  # the same for every example
+    if x.ndim > 5:  # never: the append below is dead code
+        acc.append(x[1])
+    return jnp.sum(jnp.stack(acc)) * x[1]
+
+
+def test_branch_temporaries_and_lists_mixing_batched_and_unbatched_values():
+    """A temporary set and read only inside a branch is not merged after it (it may be
+    unset: UnboundLocalError); a list gets unbatched appends broadcast, whichever append
+    comes first (it was unbatched after its last append's value); jacfwd batches such
+    a list's tangents (a numpy stack error) and reads its element type."""
+    xs = np.array([[0.3, 0.7, -0.4], [0.5, -0.2, 0.9], [-0.1, 0.2, 0.3]], np.float32)
+    check(_elif_on_the_counter, xs)
+    check(grad(_elif_on_the_counter), xs)
+    check(_list_with_a_constant, xs, loops=False)
+    check(jacfwd(_list_with_a_constant), xs, loops=False)
+    x = xs[0].astype(np.float64)
+    np.testing.assert_allclose(jacfwd(_list_with_a_constant)(x), grad(_list_with_a_constant)(x))
+    np.testing.assert_allclose(astjax.hessian(_list_with_a_constant)(x),
+                               jacrev(grad(_list_with_a_constant))(x))
+
+
 def _discards_a_result(x):
     jnp.sin(x)  # ops have no effects: nothing to batch
     return x * 2.0

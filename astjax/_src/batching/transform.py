@@ -976,7 +976,8 @@ class Batcher:
             lt = unwrap(self.ty.get(lst))
             elt = lt.elt if isinstance(lt, ListType) else item.t
             have = self.list_bt.get(lst, False)
-            new = join(elt, have, item.b) if elt is not UNKNOWN else any_(item.b)
+            new = join(elt, have, item.b) if elt is not UNKNOWN else \
+                any_(have) or any_(item.b)  # (each append's type: the list's is unknown)
             if new != have:
                 self.list_bt[lst] = new
                 self.changed = True
@@ -985,6 +986,8 @@ class Batcher:
                                item.b, want)
             self.emit(f"{self.load(lst)}.append({text})")
             self.bt[lst] = want
+            if elt is UNKNOWN and not isinstance(unwrap(item.t), Static):
+                self.ty[lst] = ListType(unwrap(item.t))  # what the rules joining it read
             return
         if self.node_batched(call):
             if anno.get(call, "op") is not None:
@@ -1417,10 +1420,14 @@ class Batcher:
             if id(n) not in inside and isinstance(n, gast.Name) and \
                     isinstance(n.ctx, gast.Load):
                 out.add(n.id)
-        # a loop around them runs them again: what they read, the next trip reads
-        for loop in self.loops_around(stmts[0]):
+        # a loop around them runs them again: what it reads elsewhere, and what they read
+        # before assigning it (a temporary set and read inside a branch is neither)
+        loops = self.loops_around(stmts[0])
+        for loop in loops:
             out |= {n.id for n in gast.walk(loop) if isinstance(n, gast.Name) and
-                    isinstance(n.ctx, gast.Load)}
+                    isinstance(n.ctx, gast.Load) and id(n) not in inside}
+        if loops:
+            out |= _exposed_reads(stmts)[0]
         return out
 
     def loops_around(self, stmt):
@@ -1634,6 +1641,22 @@ def _stackable(t):
     if isinstance(t, TreeType):
         return all(_stackable(c) for c in t.children)
     return False
+
+
+def _exposed_reads(stmts):
+    """(names ``stmts`` may read before assigning them, names they surely assign)."""
+    exposed, assigned = set(), set()
+    for s in stmts:
+        if isinstance(s, gast.If):
+            body, orelse = _exposed_reads(s.body), _exposed_reads(s.orelse)
+            exposed |= (set(bt_.loads([s.test])) | body[0] | orelse[0]) - assigned
+            assigned |= body[1] & orelse[1]
+        elif isinstance(s, (gast.For, gast.While)):  # may run no trip, or several
+            exposed |= set(bt_.loads([s])) - assigned
+        else:
+            exposed |= set(bt_.loads([s])) - assigned
+            assigned |= set(bt_.stores([s]))
+    return exposed, assigned
 
 
 def _needs_entry_value(branch, v):
