@@ -320,8 +320,9 @@ def test_fused_loop_vectorizes(dtype):
         # everything inlined: no calls except LLVM intrinsics (no libm, no numba functions)
         calls = set(re.findall(r"call [^@\n]*@([\w.$\"]+)", body))
         assert all(c.startswith("llvm.") for c in calls), calls
-        if dtype == np.float32:
-            # the float32 path stays in float32: 8 lanes, no widening to double
+        if dtype == np.float32 and disp is selu:
+            # the float32 path stays in float32: 8 lanes, no widening to double (sin and
+            # cos in the other loop widen on purpose: they reduce their argument in double)
             assert "fpext" not in body and "double" not in body
 
 
