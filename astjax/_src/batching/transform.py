@@ -1655,21 +1655,16 @@ def _exposed_reads(stmts):
             exposed |= set(bt_.loads([s])) - assigned
         else:
             exposed |= set(bt_.loads([s])) - assigned
-            assigned |= set(bt_.stores([s]))
+            if not anno.get(getattr(s, "value", None), "list_pop"):  # (conservative for pops)
+                assigned |= set(bt_.stores([s]))
     return exposed, assigned
 
 
 def _needs_entry_value(branch, v):
     """Whether code in ``branch`` may read ``v``'s value from before the branch (it reads v
     before assigning it, or assigns it only on some paths)."""
-    for s in branch:
-        if v not in bt_.loads([s]) and v not in bt_.stores([s]):
-            continue
-        if isinstance(s, gast.Assign) and s.targets[0].id == v and \
-                v not in bt_.loads([s.value]) and not anno.get(s.value, "list_pop"):
-            return False
-        return True
-    return True
+    exposed, assigned = _exposed_reads(branch)
+    return v in exposed or v not in assigned
 
 
 def _either(a, b):
