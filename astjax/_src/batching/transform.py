@@ -1112,9 +1112,10 @@ class Batcher:
             for branch, tag in ((s.body, "t"), (s.orelse, "f")):
                 self.bt, self.ty, self.rename = dict(saved[0]), dict(saved[1]), dict(saved[2])
                 mine = [v for v in bt_.stores(branch) if v in self.locals]
+                needs_entry_value = _entry_value_test(branch)
                 for v in mine:
                     new = self.fresh(f"{v}_{tag}")
-                    if v in saved[1] and _needs_entry_value(branch, v):
+                    if v in saved[1] and needs_entry_value(v):
                         self.emit(f"{new} = {self.load(v)}")
                     self.rename[v] = new
                 self.walk(branch)
@@ -1200,8 +1201,9 @@ class Batcher:
 
     def enter_loop(self, s, head_ty, head_bt, after):
         """Broadcast what the loop needs batched before it starts."""
+        needs_entry_value = _entry_value_test(s.body)
         for v, b in head_bt.items():
-            if v not in self.ty and v in after and any_(b) and _needs_entry_value(s.body, v):
+            if v not in self.ty and v in after and any_(b) and needs_entry_value(v):
                 # first set in the body, but a later trip reads the batched value an earlier
                 # one left (``if k == 0: ys = zeros(...)``, then ``ys = ys.at[k].set(y)``):
                 # next pass it is batched where it is set
@@ -1660,11 +1662,12 @@ def _exposed_reads(stmts):
     return exposed, assigned
 
 
-def _needs_entry_value(branch, v):
-    """Whether code in ``branch`` may read ``v``'s value from before the branch (it reads v
-    before assigning it, or assigns it only on some paths)."""
+def _entry_value_test(branch):
+    """Whether code in ``branch`` may read a name's value from before the branch (it reads
+    it before assigning it, or assigns it only on some paths), as a test of the name: the
+    branch is walked once, not once per name."""
     exposed, assigned = _exposed_reads(branch)
-    return v in exposed or v not in assigned
+    return lambda v: v in exposed or v not in assigned
 
 
 def _either(a, b):

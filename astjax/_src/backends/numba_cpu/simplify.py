@@ -12,8 +12,6 @@ from ...ir.types import ArrayType, Static
 from ...ops.registry import SHAPE_ONLY
 
 
-
-
 def load_nodes(tree):
     """Every Name read in ``tree``: in the tree, and the operand nodes op annotations point
     at (the emitter prints those, and a rewrite may have left them outside the tree). A
