@@ -187,3 +187,40 @@ def loop_in_a_branch_never_taken(x):
         for i in range(3):
             x = x + i
     return x * 2.0
+
+
+def loop_else(x, n):
+    """``else`` on loops runs unless a break (or return) left the loop early."""
+    for i in range(n):
+        if i == 3:
+            break
+        x = x + 1.0
+    else:
+        x = x * 2.0
+    k = 0
+    while k < n:
+        k += 1
+    else:
+        x = x - k
+    for i in range(2):
+        for j in range(n):
+            x = x * 1.5
+        else:
+            break  # the inner loop's else breaks the outer loop
+        x = x + 100.0
+    return x
+
+
+def reversed_loops(x, n):
+    acc = x * 0.0
+    for i in reversed(range(n)):
+        acc = acc * 0.5 + x * i
+    for i in reversed(range(1, n)):
+        acc = acc - i
+    for k, i in enumerate(range(n, 0, -2)):
+        acc = acc + k * i
+    for v, i in zip(reversed([x, 2.0 * x, 3.0 * x]), range(7, 1, -3)):
+        acc = acc + v * i
+    for row in reversed(x):
+        acc = acc * 0.9 + row
+    return acc

@@ -10,6 +10,7 @@ from astjax import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad
 from astjax.test_util import check_grads
 
 from . import ad_programs as P
+from . import programs
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal(4)
@@ -48,6 +49,12 @@ def test_seed_examples():
 ])
 def test_vjp_against_finite_differences(fn, args, x64):
     check_grads(fn, args)
+
+
+@pytest.mark.parametrize("fn,n", [(programs.loop_else, 5), (programs.loop_else, 2),
+                                  (programs.reversed_loops, 4)])
+def test_loop_else_and_reversed_loops_against_finite_differences(fn, n, x64):
+    check_grads(lambda x: fn(x, n), (X,))
 
 
 def test_pytree_arguments(x64):

@@ -57,6 +57,8 @@ CASES = [
     (P.logical, (X, 1, -1)), (P.logical, (X, -1, -1)),
     (P.chained_compare, (0.5,)), (P.chained_compare, (1.5,)),
     (P.shifts, (np.arange(5, dtype=np.int32), 2)),
+    (P.loop_else, (X, 5)), (P.loop_else, (X, 2)), (P.loop_else, (X, 0)),
+    (P.reversed_loops, (X, 5)), (P.reversed_loops, (X, 1)), (P.reversed_loops, (X, 0)),
 ]
 
 

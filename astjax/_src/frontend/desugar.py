@@ -45,10 +45,6 @@ def check_supported(parsed):
             hint = _HINTS.get(what, "rewrite it with supported Python (see the README)")
             raise parsed.error(node, f"astjax cannot compile {what} here; {hint}",
                                UnsupportedSyntaxError)
-        if isinstance(node, (gast.For, gast.While)) and node.orelse:
-            kind = "for" if isinstance(node, gast.For) else "while"
-            raise parsed.error(node, f"astjax cannot compile {kind}/else; use a flag",
-                               UnsupportedSyntaxError)
         if isinstance(node, gast.Starred):
             raise parsed.error(node, "astjax cannot compile starred expressions (*x); index "
                                "the sequence explicitly", UnsupportedSyntaxError)
@@ -133,6 +129,20 @@ class Desugar:
         return [s], set()
 
     def loop(self, s):
+        """A loop with its break/continue as flags; its ``else`` runs unless it was left early."""
+        orelse, s.orelse = s.orelse, []
+        new, escapes, exits = self._loop_body(s)
+        if orelse:
+            else_body, else_escapes = self.block(orelse)
+            if exits:
+                guard = not_(or_(*[load(f) for f in exits]))
+                new.append(copy_loc(gast.If(test=guard, body=else_body, orelse=[]), orelse[0]))
+            else:
+                new.extend(else_body)
+            escapes |= else_escapes
+        return new, escapes
+
+    def _loop_body(self, s):
         has = lambda kind: any(isinstance(n, kind) for n in _walk_loop_body(s.body))
         info = {"brk": self.names.fresh("brk") if has(gast.Break) else None,
                 "cont": self.names.fresh("cont") if has(gast.Continue) else None}
@@ -147,12 +157,12 @@ class Desugar:
         pre = [assign(info["brk"], const(False), s)] if info["brk"] else []
         if not exits:
             s.body = body or [gast.Pass()]
-            return pre + [s], escapes
+            return pre + [s], escapes, exits
         stay = not_(or_(*[load(f) for f in exits]))
         if isinstance(s, gast.While):
             s.test, s.body = and_(stay, s.test), body
-            return pre + [s], escapes
-        return pre + self._for_as_while(s, body, stay), escapes
+            return pre + [s], escapes, exits
+        return pre + self._for_as_while(s, body, stay), escapes, exits
 
     def _for_as_while(self, s, body, stay):
         """``for i in range(a, b, c)`` left early: ``while not flag and i' < b``."""
@@ -195,7 +205,7 @@ class Desugar:
         length, element = self._element(s.iter, load(idx), pre, s)
         bind = copy_loc(gast.Assign(targets=[s.target], value=element, type_comment=None), s)
         loop = gast.For(target=store(idx), iter=call("range", length), body=[bind] + s.body,
-                        orelse=[], type_comment=None)
+                        orelse=s.orelse, type_comment=None)
         return copy_loc_all(pre, s) + [copy_loc(loop, s)]
 
     def _element(self, it, idx, pre, where):
@@ -210,16 +220,50 @@ class Desugar:
             parts = [self._element(a, idx, pre, where) for a in it.args]
             length = parts[0][0] if len(parts) == 1 else call("min", *[p[0] for p in parts])
             return length, gast.Tuple(elts=[p[1] for p in parts], ctx=gast.Load())
-        if _is_call_to(it, "range"):
-            if len(it.args) != 1:
-                raise self.parsed.error(it, "inside zip()/enumerate() only range(n) is "
-                                        "supported; use range(n) and compute the value",
+        if _is_call_to(it, "reversed"):
+            if len(it.args) != 1 or it.keywords:
+                raise self.parsed.error(it, "reversed() takes one sequence",
                                         UnsupportedSyntaxError)
-            return it.args[0], idx
+            # the element at n - 1 - idx, with n (the length) computed once before the loop
+            n = self.names.fresh("n")
+            back = gast.BinOp(left=gast.BinOp(left=load(n), op=gast.Sub(), right=const(1)),
+                              op=gast.Sub(), right=idx)
+            length, elem = self._element(it.args[0], back, pre, where)
+            pre.append(assign(n, length, where))
+            return load(n), elem
+        if _is_call_to(it, "range"):
+            return self._range_element(it, idx, pre, where)
         seq = self.names.fresh("seq")
         pre.append(assign(seq, it, where))
         return call("len", load(seq)), gast.Subscript(value=load(seq), slice=idx,
                                                       ctx=gast.Load())
+
+    def _range_element(self, it, idx, pre, where):
+        """``range(a, b, c)`` as (length, a + idx * c); the step must be a literal."""
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.parsed.error(it, "range() takes one to three positional arguments",
+                                    UnsupportedSyntaxError)
+        if len(it.args) == 1:
+            return it.args[0], idx
+        step = it.args[2] if len(it.args) == 3 else const(1)
+        value = getattr(step, "value", None) if isinstance(step, gast.Constant) else None
+        if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub) and \
+                isinstance(step.operand, gast.Constant):
+            value = -step.operand.value
+        if type(value) is not int or value == 0:
+            raise self.parsed.error(it, "here range() needs a nonzero integer literal step "
+                                    "(inside zip/enumerate/reversed)", UnsupportedSyntaxError)
+        start, stop = self.names.fresh("start"), self.names.fresh("stop")
+        pre.extend([assign(start, it.args[0], where), assign(stop, it.args[1], where)])
+        # len(range(a, b, c)) = max(0, (b - a + c - sign(c)) // c)
+        span = gast.BinOp(left=load(stop), op=gast.Sub(), right=load(start))
+        if value != 1:
+            span = gast.BinOp(left=span, op=gast.Add(),
+                              right=const(value - (1 if value > 0 else -1)))
+            span = gast.BinOp(left=span, op=gast.FloorDiv(), right=const(value))
+        length = call("max", const(0), span)
+        offset = idx if value == 1 else gast.BinOp(left=idx, op=gast.Mult(), right=const(value))
+        return length, gast.BinOp(left=load(start), op=gast.Add(), right=offset)
 
     # --- comprehensions ------------------------------------------------------------------------
     def comprehensions(self, stmt):
@@ -371,12 +415,12 @@ def _is_call_to(node, name):
 
 
 def _walk_loop_body(stmts):
-    """Nodes of a loop body, not descending into nested loops (their break is their own)."""
+    """Nodes of a loop body, not descending into nested loop bodies (their break is their
+    own; a break in a nested loop's else is this loop's)."""
     for s in stmts:
         yield s
-        if isinstance(s, (gast.For, gast.While)):
-            continue
-        for field in ("body", "orelse"):
+        nested_loop = isinstance(s, (gast.For, gast.While))
+        for field in ("orelse",) if nested_loop else ("body", "orelse"):
             yield from _walk_loop_body(getattr(s, field, []) or [])
 
 
