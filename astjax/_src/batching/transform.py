@@ -1043,7 +1043,7 @@ class Batcher:
         new_bt, new_ty = {}, {}
         for v in names:
             t = merged.get(v)
-            if t is None or v not in self.locals:
+            if t is None or v not in self.locals or _untouched(v, saved, envs, t):
                 continue
             present = [e for e in envs if v in e[0]]
             b = present[0][0][v]
@@ -1093,7 +1093,7 @@ class Batcher:
                   f"{self.coerce(self.load(v), t_from, t_to, b_from, b_to)}")
 
     def needs_coerce(self, t_from, t_to, b_from, b_to):
-        if isinstance(unwrap(t_to), Static):
+        if b_from == b_to and t_from == t_to or isinstance(unwrap(t_to), Static):
             return False
         if not bt_.leq(t_to, b_from, b_to) or norm(t_to, b_from) != norm(t_to, b_to):
             return True
@@ -1627,6 +1627,14 @@ def _Maybe(t):
 
 def _defined(env):
     return {v for v, t in env.items() if not _maybe(t)}
+
+
+
+def _untouched(v, saved, envs, merged_type):
+    """``v`` leaves both branches of an if as it entered: nothing to merge."""
+    bt, ty = saved[0].get(v), saved[1].get(v)
+    return bt is not None and unwrap(ty) == merged_type and \
+        all(e[0].get(v) == bt and e[1].get(v) == ty for e in envs)
 
 
 def _maybe(t):
