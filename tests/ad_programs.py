@@ -584,3 +584,13 @@ def complex_to_real_vector(z):
 def real_to_complex_pair(x, n):
     """A complex and a real output of real (and integer) inputs."""
     return jnp.exp(1j * x) * jnp.sum(x ** 2 * n), jnp.sin(x) * x[0]
+
+
+def list_remade(x):
+    """A list made again outside control flow is a new list from there on."""
+    xs = [x]
+    xs.append(jnp.sin(x))
+    a = xs[1] * xs[0]
+    xs = [2.0 * xs[1]]
+    xs.append(jnp.cos(x))
+    return jnp.sum(a * (xs[1] + xs[0]))

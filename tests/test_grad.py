@@ -366,6 +366,7 @@ def test_lists_built_with_append_and_read_by_index(x64):
     # made in a branch, once on every path
     for args in ((x, 3), (-x, 3), (-x, 1)):
         check_grads(P.list_made_in_a_branch, args, order=2)
+    check_grads(P.list_remade, (x,), order=2)
     with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
                                         r"list 'hs' by index needs the list made once"):
         grad(P.list_made_twice)(x)

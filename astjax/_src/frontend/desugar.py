@@ -65,6 +65,7 @@ class Desugar:
     def function(self, fdef):
         _DictComprehensions(self.parsed).visit(fdef)
         lift_nested_functions(self.parsed, self.names, fdef)
+        _remade_lists_renamed(fdef.body, self.names)
         _grown_list_displays_as_appends(fdef)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
         body = self.loops_over_sequences(body)
@@ -322,6 +323,25 @@ class Desugar:
 
 
 DICT_FROM = "_astjax_dict_from"  # lax/trees.py's dict_from, whatever the user's names
+
+
+def _remade_lists_renamed(body, names):
+    """A list made again in the function's body (``xs = [...]`` a second time, outside
+    control flow) gets a fresh name from there on: each list is then made once on every
+    path, as differentiating reads of it by index needs."""
+    made = set()
+    for k, s in enumerate(body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List)):
+            continue
+        name = s.targets[0].id
+        if name in made:
+            new = names.fresh(name)
+            s.targets[0].id = new  # the display itself may still read the old list
+            for later in body[k + 1:]:
+                _rename(later, {name: new})
+            name = new
+        made.add(name)
 
 
 def _grown_list_displays_as_appends(fdef):
