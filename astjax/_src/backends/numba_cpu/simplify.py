@@ -8,7 +8,7 @@ names assigned once (temporaries, not loop-carried variables) are touched.
 import gast
 
 from ...ir import anno
-from ...ir.types import ArrayType, Static
+from ...ir.types import ArrayType, SequenceType, Static
 from ...ops.registry import SHAPE_ONLY
 
 
@@ -324,10 +324,13 @@ EFFECTFUL = {"same_batch_size"}  # ops kept for what they check, read or not
 
 def pure_assignment(s):
     """``x = value`` with a value that has no effect but its result (names, constants,
-    tuples, reads, op results: ops are pure): skipping it loses nothing if x is unread."""
+    tuples and tuple arithmetic, reads, op results: ops are pure): skipping it loses
+    nothing if x is unread."""
     return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and (
         isinstance(s.value, (gast.Name, gast.Constant, gast.Tuple, gast.Subscript,
-                             gast.Attribute)) or anno.get(s.value, "op") is not None) \
+                             gast.Attribute)) or anno.get(s.value, "op") is not None
+        or isinstance(s.value, gast.BinOp)
+        and isinstance(anno.get(s.targets[0], "type"), SequenceType)) \
         and getattr(anno.get(s.value, "op"), "name", None) not in EFFECTFUL
 
 
