@@ -682,3 +682,13 @@ def test_scalar_calls_on_the_fast_path(numba_backend):
         assert isinstance(got, astjax.Array) and got.shape == () and got.dtype == np.float32
         assert float(got) == np.float32(x) + np.float32(1.0)
     assert len(f.fast) >= 3
+
+
+def test_errors_raised_by_generated_code_name_the_file_of_their_line(numba_backend):
+    """Inlined derivative rules keep their own file in the messages of the checks generated
+    for them (a message once paired the entry's file with a rule's line)."""
+    import re
+    source = astjax.make_source(astjax.jit(astjax.hessian(AD.loop_for)))(X, 3)
+    commented = set(re.findall(r"# (\w+\.py:\d+)", source))
+    raised = re.findall(r"raise \w+\('(\w+\.py:\d+)", source)
+    assert raised and set(raised) <= commented

@@ -93,9 +93,17 @@ class PythonEmitter:
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             return f"{_INDENT * depth}{text}"
-        filename = anno.get(node, "origin_file") or self.spec.parsed.filename
+        filename = self.origin_file(node)
         return (f"{_INDENT * depth}{text}  # {os.path.basename(filename)}:{lineno}",
                 (filename, lineno))
+
+    def origin_file(self, node):
+        """The file ``node`` came from (an inlined callee's statements keep theirs)."""
+        return anno.get(node, "origin_file") or self.spec.parsed.filename
+
+    def where(self, node):
+        """``file.py:line`` of ``node``, for messages raised by generated code."""
+        return f"{os.path.basename(self.origin_file(node))}:{getattr(node, 'lineno', '?')}"
 
     def statement(self, s, depth):
         if isinstance(s, gast.Assign):

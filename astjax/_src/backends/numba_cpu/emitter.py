@@ -169,7 +169,7 @@ class NumbaEmitter(PythonEmitter):
         env = anno.get(s, "merge")[which]
         narrow = sorted(name for name, t in merged.items() if widens(env.get(name), t))
         if narrow:
-            where = f"{self.file}:{getattr(s, 'lineno', '?')}"
+            where = self.where(s)
             lines.append(_INDENT * depth + f"raise {self.broadcast_error}("
                          f"{where + ': ' + ', '.join(narrow) + ' is a scalar here'!r})")
         return lines
@@ -179,7 +179,7 @@ class NumbaEmitter(PythonEmitter):
         read after it (see ``fusion.group``)."""
         first = group.members[0]
         out_type = anno.get(first.targets[0], "type")
-        loop = fusion.Loop(self, out_type.ndim, f"{self.file}:{getattr(first, 'lineno', '?')}")
+        loop = fusion.Loop(self, out_type.ndim, self.where(first))
         body, outputs = [], []
         for s in group.members:
             target = s.targets[0].id
@@ -370,7 +370,7 @@ class NumbaEmitter(PythonEmitter):
     def op_statement(self, target, node, stmt, depth):
         op = anno.get(node, "op")
         out_type = anno.get(stmt.targets[0], "type")
-        where = f"{self.file}:{getattr(stmt, 'lineno', '?')}"
+        where = self.where(stmt)
         same = fusion.trivial(node, out_type)
         if same is not None:
             return [self.line(f"{target} = {self.atom(same)}", depth, stmt)]
