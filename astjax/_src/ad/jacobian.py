@@ -18,6 +18,7 @@ from ..lax.common import path_str, rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
 from .reverse import vjp_function
 
+
 def _tree_source(t, expr, leaf, constant=None, namespace=None):
     """Source text of a value shaped like type ``t`` (the value of ``expr``): ``leaf(expr,
     type)`` at each array leaf, containers around them (what builds a namedtuple or
@@ -188,6 +189,10 @@ class _Jacobian(Jitted):
             return from_source(name, source, namespace, spec.parsed)
         if self.mode == "jacrev":
             step = self._pull(spec, arg_types, nums, out_type, outs, ins)
+            if len(outs) == 1 and all(outs[0][1].ones):  # one output element: one sweep
+                return from_source(name, source, dict(namespace, _step=step,
+                                                      _loop=jacobian_lib.jacrev_single),
+                                   spec.parsed)
         else:
             step = self._push(spec, arg_types, nums, out_type, outs, ins, program)
         # one sweep batched over the basis (vmap); a loop of sweeps if that does not type

@@ -21,6 +21,11 @@ def jacrev_rows(pull, args, y, x, n, m, y_dtype, x_dtype):
     return rows
 
 
+def jacrev_single(pull, args, y, x, n, m, y_dtype, x_dtype):
+    """d y / d x of a one-element y (n is 1): one reverse sweep, with nothing to batch."""
+    return jnp.reshape(pull(args, y, x, jnp.ones(1, y_dtype)), (1, m))
+
+
 def jacfwd_columns(push, args, x, m, x_dtype):
     """d y / d x and y, one forward (jvp) evaluation per input element."""
     out, col = push(args, x, jnp.zeros(m, x_dtype))  # y, and the columns' length and dtype
