@@ -121,17 +121,20 @@ def literal(value):
 
 # --- batched functions, cached on each specialization ---------------------------------------
 
-def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size=None):
+def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size=None,
+                     check_sizes=True):
     """``(SyntheticFunction, out_bt, flags)``: ``spec`` batched for arguments ``arg_bt``.
 
     ``out_req``: None, or a bt the output must have (unbatched leaves are broadcast; a
     True Static leaf is broadcast too). ``one``: the batch size is known to be 1.
     ``axis_name``: the vmap's axis name (collectives naming it are reduced here).
     ``size``: the batch size, when no argument is batched (vmap's axis_size).
+    ``check_sizes``: start by checking that the batched arguments' batch sizes agree (a
+    vmap's entry does; a call from batched code, whose values share one size, need not).
     """
     arg_bt = tuple(norm(t, b) for t, b in zip(spec.arg_types, arg_bt))
     cache = spec.__dict__.setdefault("_astjax_batched", {})
-    key = (arg_bt, out_req, one, axis_name, size)
+    key = (arg_bt, out_req, one, axis_name, size, check_sizes)
     hit = cache.get(key)
     if hit is not None:
         if hit.building:  # a recursive call: its output is taken to be fully batched
@@ -145,12 +148,12 @@ def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size
                                     flags={"unsafe": False})
     cache[key] = entry
     try:
-        batcher = Batcher(spec, arg_bt, out_req, one, entry.flags, axis_name, size)
+        batcher = Batcher(spec, arg_bt, out_req, one, entry.flags, axis_name, size, check_sizes)
         batcher.build(entry.fn)
         if entry.recursive and batcher.out_bt != full(spec.return_type) and out_req is None:
             entry.flags["unsafe"] = True
             batcher = Batcher(spec, arg_bt, full(spec.return_type), one, entry.flags,
-                              axis_name, size)
+                              axis_name, size, check_sizes)
             batcher.build(entry.fn)
         if entry.recursive:
             entry.flags["unsafe"] = True  # recursion: running it for every example may not end
@@ -201,10 +204,12 @@ def _vjp_origin(fn):
 # --- the rewrite ----------------------------------------------------------------------------
 
 class Batcher:
-    def __init__(self, spec, arg_bt, out_req, one, flags, axis_name=None, size=None):
+    def __init__(self, spec, arg_bt, out_req, one, flags, axis_name=None, size=None,
+                 check_sizes=True):
         self.spec = spec
         self.axis_name = axis_name
         self.size = size
+        self.check_sizes = check_sizes
         self.parsed = spec.parsed
         self.fdef = spec.fdef
         self.program = spec.program
@@ -338,7 +343,7 @@ class Batcher:
         leaves = self.batched_leaves()
         sizes = ([] if self.size is None else [str(self.size)]) + \
             [f"{leaf}.shape[0]" for leaf in leaves]
-        if len(sizes) > 1:  # checked when the call runs: eagerly, api.py did it already
+        if len(sizes) > 1 and self.check_sizes:  # when the call runs (eagerly, api.py did)
             message = ("vmap got inconsistent sizes for array axes to be mapped: "
                        + (f"axis_size is {self.size}; " if self.size is not None else "")
                        + "the mapped axes of " + ", ".join(leaves) + " differ in size")
@@ -738,11 +743,12 @@ class Batcher:
         if origin is not None:
             try:  # the derivative code batched as it is (tapes of batched values)
                 fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one,
-                                                     self.axis_name)
+                                                     self.axis_name, check_sizes=False)
             except CannotBatch:  # tapes under control flow that differs between examples
                 return self.vjp_call(callee, origin, nodes, texts, arg_bt)
         else:
-            fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one, self.axis_name)
+            fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one, self.axis_name,
+                                                 check_sizes=False)
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
         name = self.global_ref(fn, fn.__name__)
@@ -800,7 +806,8 @@ class Batcher:
         for t, b in zip(primal.arg_types, arg_bt[:n]):
             in_bt.append(_float_batched(t, b))
         out_req = full(primal.return_type)
-        fn, out_bt, flags = batched_function(primal, in_bt, out_req, self.one, self.axis_name)
+        fn, out_bt, flags = batched_function(primal, in_bt, out_req, self.one, self.axis_name,
+                                             check_sizes=False)
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{primal.name} loops or recurses")
         types_ = tuple(bt_.batched_type(t, b, self.one) for t, b in zip(primal.arg_types,
