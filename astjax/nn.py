@@ -8,6 +8,7 @@ by the maximum makes them so), so no intermediate overflows to inf.
 Constants are Python floats, which are weak and keep the input's dtype.
 """
 import astjax.numpy as jnp
+from astjax import lax
 from astjax._src.ad.custom import custom_jvp
 
 _SQRT_2_OVER_PI = 0.7978845608028654
@@ -84,18 +85,20 @@ def logsumexp(a, axis=None, keepdims=False):
     when ``keepdims`` is False.
     """
     amax = jnp.max(a, axis=axis, keepdims=True)
-    shift = jnp.where(jnp.isfinite(amax), amax, 0)
+    # the shift cancels in the value, so its derivative is zero: stop_gradient (as JAX)
+    # spares the derivative the max's adjoint
+    shift = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
     total = jnp.sum(jnp.exp(a - shift), axis=axis, keepdims=keepdims)
     return jnp.log(total) + jnp.max(shift, axis=axis, keepdims=keepdims)
 
 
 def softmax(x, axis=-1):
-    unnormalized = jnp.exp(x - jnp.max(x, axis=axis, keepdims=True))
+    unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True)))
     return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
 
 
 def log_softmax(x, axis=-1):
-    shifted = x - jnp.max(x, axis=axis, keepdims=True)
+    shifted = x - lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))
     return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))
 
 
