@@ -692,3 +692,25 @@ def test_errors_raised_by_generated_code_name_the_file_of_their_line(numba_backe
     commented = set(re.findall(r"# (\w+\.py:\d+)", source))
     raised = re.findall(r"raise \w+\('(\w+\.py:\d+)", source)
     assert raised and set(raised) <= commented
+
+
+def _measured_after_a_loop(x, w, k):
+    y = x
+    for i in range(3):
+        y = jnp.tanh(y * w) + x
+    z = x[:k]
+    for i in range(2):
+        z = z + w  # z's size 1 (k == 1) broadcasts: z does not keep x[:k]'s shape
+    return jnp.zeros(y.shape) + jnp.sum(x), jnp.zeros(z.shape)
+
+
+def test_a_loop_computing_a_value_only_measured_goes(numba_backend):
+    """y's shape is x's: every assignment keeps it (elementwise with operands of its
+    layout), so the loop computing y goes. z's shape is not known: its loop stays."""
+    x, w = np.linspace(0.1, 1.0, 5).astype(np.float32), np.ones(5, np.float32)
+    source = astjax.make_source(astjax.jit(_measured_after_a_loop))(x, w, 5)
+    assert "tanh" not in source and source.count("for ") >= 2
+    for k in (5, 1):
+        got, compiled = _run(_measured_after_a_loop, x, w, k)
+        assert compiled.backend == "numba"
+        _assert_tree_close(got, _measured_after_a_loop(x, w, k), 1e-6)  # eagerly, op by op

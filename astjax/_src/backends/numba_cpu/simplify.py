@@ -168,25 +168,105 @@ def _shapes_from_operands(fdef):
                 and getattr(anno.get(s.value, "op"), "name", None) in FUSABLE:
             made_by[s.targets[0].id] = (anno.get(s.targets[0], "type"), s.value)
 
+    carried = _carried_shapes(fdef, stores)
+
     def same_shape_operand(name):
+        if name not in made_by:
+            return carried(name)
         t, value = made_by[name]
         for v in (anno.get(value, "operand_nodes") or {}).values():
             vt = anno.get(v, "type")
-            if isinstance(v, gast.Name) and stores.get(v.id) == 1 and isinstance(t, ArrayType) \
+            if isinstance(v, gast.Name) and isinstance(t, ArrayType) \
                     and isinstance(vt, ArrayType) and vt.ndim == t.ndim and vt.ones == t.ones:
-                return v
+                source = v if stores.get(v.id) == 1 else carried(v.id)
+                if source is not None:
+                    return source
         return None
 
+    moved = False
     for n in gast.walk(fdef):
         if isinstance(n, gast.Attribute) and n.attr == "shape" and isinstance(n.value, gast.Name):
             seen = set()
-            while n.value.id in made_by and n.value.id not in seen:
+            while n.value.id not in seen:
                 seen.add(n.value.id)
                 source = same_shape_operand(n.value.id)
                 if source is None:
                     break
                 n.value.id = source.id
                 anno.set_(n.value, "type", anno.get(source, "type"))
+                moved = True
+    if moved:  # a value computed only to be measured goes
+        remove_dead_stores(fdef)
+
+
+def _carried_shapes(fdef, stores):
+    """``shape_of(name)``: for a variable assigned more than once (a loop's carried value), a
+    Name node of a value set once at the function's top level that always has its shape,
+    or None. Each assignment must copy such a value or be an elementwise result, which has
+    the shape of each of its operands of the same rank and size-1 dims (loops check
+    sizes); an operand that is the variable itself keeps its shape (``y = tanh(y * w) + x``
+    in a loop after ``y = x``: x's shape)."""
+    from .fusion import FUSABLE
+    top = {a.id: a for a in fdef.args.args}
+    for s in fdef.body:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+                and stores.get(s.targets[0].id) == 1:
+            top[s.targets[0].id] = s.targets[0]
+    assigns = {}
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            assigns.setdefault(s.targets[0].id, []).append(s)
+    keeps = "keeps"  # a variable being resolved, read by its own assignment: no constraint
+    memo = {}
+
+    def same_layout(a, b):
+        return isinstance(a, ArrayType) and isinstance(b, ArrayType) and \
+            a.ndim == b.ndim and a.ones == b.ones
+
+    def roots(name, resolving):
+        """The top-level names whose shape ``name`` always has (``keeps`` for a variable in
+        ``resolving``). Cycles pass through variables assigned more than once."""
+        if name in top:
+            return frozenset([name])
+        if name in resolving:
+            return keeps
+        key = (name, resolving)
+        if key not in memo:
+            memo[key] = frozenset()  # a cycle through a value assigned once: unknown
+            inner = resolving | {name} if stores.get(name, 0) > 1 else resolving
+            memo[key] = resolve(name, inner)
+        return memo[key]
+
+    def resolve(name, resolving):
+        stmts = assigns.get(name, [])
+        if not stmts or len(stmts) != stores.get(name) or len(resolving) > 8:
+            return frozenset()
+        common = None
+        for s in stmts:
+            t, value = anno.get(s.targets[0], "type"), s.value
+            if isinstance(value, gast.Name):
+                operands = [value]
+            elif getattr(anno.get(value, "op"), "name", None) in FUSABLE \
+                    and not anno.has(value, "folded"):
+                operands = (anno.get(value, "operand_nodes") or {}).values()
+            else:
+                return frozenset()
+            found = [roots(v.id, resolving) for v in operands
+                     if isinstance(v, gast.Name) and same_layout(anno.get(v, "type"), t)]
+            if not found:
+                return frozenset()
+            if all(f is keeps for f in found):
+                continue
+            here = frozenset().union(*[f for f in found if f is not keeps])
+            common = here if common is None else common & here
+        return keeps if common is None else common
+
+    def shape_of(name):
+        if name in top or stores.get(name, 0) < 2:
+            return None
+        found = roots(name, frozenset())
+        return top[min(found)] if found and found is not keeps else None
+    return shape_of
 
 
 def _straight_line_defs(stmts):
