@@ -49,6 +49,40 @@ def test_astype_scalars_and_method():
     assert run("astype", jnp.zeros((0, 3)), int).shape == (0, 3)
 
 
+# JAX (XLA) converts floats to integers saturating, NaN to 0; NumPy's cast is undefined there
+_OUT_OF_RANGE = np.array([1e10, -1e10, np.nan, np.inf, -np.inf, 3e9, -0.5, 255.9, 256.0],
+                         np.float32)
+_SATURATED = {
+    np.int32: [2**31 - 1, -2**31, 0, 2**31 - 1, -2**31, 2**31 - 1, 0, 255, 256],
+    np.uint32: [2**32 - 1, 0, 0, 2**32 - 1, 0, 3_000_000_000, 0, 255, 256],
+    np.uint8: [255, 0, 0, 255, 0, 255, 0, 255, 255],
+    np.int8: [127, -128, 0, 127, -128, 127, 0, 127, 127],
+}
+
+
+@pytest.mark.parametrize("dtype", list(_SATURATED))
+def test_float_to_int_saturates_as_in_jax(dtype):
+    for out in (run("astype", _OUT_OF_RANGE, dtype), jnp.asarray(_OUT_OF_RANGE, dtype),
+                jnp.array(_OUT_OF_RANGE, dtype)):
+        np.testing.assert_array_equal(out, np.array(_SATURATED[dtype], dtype))
+        assert out.dtype == dtype
+
+
+def _conversions(x):
+    return (x.astype(jnp.int32), x.astype(jnp.uint32), jnp.asarray(x, jnp.uint8),
+            x.astype(jnp.int8), x[3].astype(jnp.int32))
+
+
+def test_float_to_int_saturates_in_compiled_code(numba_backend):
+    outs = astjax.jit(_conversions)(_OUT_OF_RANGE)
+    for out, dtype in zip(outs, [np.int32, np.uint32, np.uint8, np.int8]):
+        np.testing.assert_array_equal(out, np.array(_SATURATED[dtype], dtype))
+    assert int(outs[4]) == 2**31 - 1
+    astjax.config.update("astjax_jit_backend", "python")
+    for a, b in zip(astjax.jit(_conversions)(_OUT_OF_RANGE), outs):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_astype_errors():
     with pytest.raises(ShapeError, match="astype.*not understood"):
         jnp.astype(F32, "foo")
@@ -285,3 +319,16 @@ def test_compiled_errors_name_the_user_line():
 
     with pytest.raises(TypeError, match=r"test_ops_conversions.py:\d+.*where\(condition\)"):
         astjax.jit(one_argument_where)(np.ones(3, np.float32))
+
+
+def _xor_with_a_large_literal(a):
+    return a ^ jnp.uint32(2166136261), jnp.int32(2.7)
+
+
+def test_scalar_types_convert_python_literals_directly():
+    """``jnp.uint32(2166136261)`` converts the literal itself, not an int32 first (that
+    overflowed in generated code)."""
+    a = np.array([1, 2**31, 77], np.uint32)
+    out, i = astjax.jit(_xor_with_a_large_literal)(a)
+    np.testing.assert_array_equal(out, a ^ np.uint32(2166136261))
+    assert out.dtype == np.uint32 and i.dtype == np.int32 and int(i) == 2

@@ -58,10 +58,23 @@ class OptionalOperandsOp(Op):
 
 # --- astype --------------------------------------------------------------------------------
 
+def convert(x, dtype):
+    """``x`` as an array of ``dtype``. Floats become integers as in JAX (XLA): NaN gives 0
+    and values beyond the integer range its nearest bound, where NumPy's cast is undefined
+    (the Numba backend does the same: ``backends/numba_cpu/runtime.float_to_int``)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu" or np.asarray(x).dtype.kind != "f":
+        return np.asarray(x, dtype=dtype)  # (Python ints that do not fit raise, as in JAX)
+    x = np.asarray(x)
+    info = np.iinfo(dtype)
+    above, below = x >= info.max, x <= info.min  # (NaN is neither)
+    inside = np.where(above | below | np.isnan(x), 0, x).astype(dtype)
+    return np.where(above, info.max, np.where(below, info.min, inside)).astype(dtype)
+
+
 def astype(x, dtype, *, copy=False):
     """Convert ``x`` to ``dtype`` (``copy`` is accepted for NumPy compatibility)."""
-    out = value_dtype(x) if dtype is None else user_dtype("astype", dtype)
-    return np.asarray(x, dtype=out)
+    return convert(x, value_dtype(x) if dtype is None else user_dtype("astype", dtype))
 
 
 def _astype_rule(x, dtype, *, copy=False):
@@ -70,7 +83,7 @@ def _astype_rule(x, dtype, *, copy=False):
     return ArrayType(out, x.ones, False)
 
 
-Op("astype", astype, _astype_rule, static=("dtype", "copy"))
+Op("astype", astype, _astype_rule, static=("dtype", "copy"), raw_python_scalars=True)
 register_method("astype")
 
 

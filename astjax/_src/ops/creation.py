@@ -14,7 +14,7 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, broadcast_ones,
                         is_numeric, type_of_value)
-from .conversions import array_operand, user_dtype, value_dtype
+from .conversions import array_operand, convert, user_dtype, value_dtype
 from .registry import Op, register_alias, register_method, register_name
 
 
@@ -93,12 +93,12 @@ def _array_type(fn, t, dtype, ndmin):
 def array(object, dtype=None, *, copy=True, ndmin=0):
     """An array from an array, a number or nested tuples/lists of them (stacked)."""
     out = _array_type("array", type_of_value(object), dtype, ndmin).dtype
-    return np.array(object, dtype=out, ndmin=ndmin)
+    return np.array(convert(object, out), ndmin=ndmin)
 
 
 def asarray(a, dtype=None, *, copy=None):
     """Like ``array``; arrays are immutable, so whether it copies is invisible."""
-    return np.array(a, dtype=_array_type("asarray", type_of_value(a), dtype, 0).dtype)
+    return np.array(convert(a, _array_type("asarray", type_of_value(a), dtype, 0).dtype))
 
 
 Op("array", array, lambda object, dtype=None, *, copy=True, ndmin=0:

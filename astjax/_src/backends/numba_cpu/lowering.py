@@ -10,6 +10,7 @@ from ...ir import anno
 from ...ir.types import ArrayType, IndexType, ListType, SequenceType, Static, as_array_type
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
+from .scalar import integer_range
 
 _INDENT = "    "
 _LOWERINGS = {}
@@ -505,6 +506,8 @@ def _asarray(c):
         return c.assign(Loop(c.emitter, 0, c.where).operand(c.operands[name], c.out.dtype))
     if t.dtype == c.out.dtype:
         return c.assign(f"{x}.copy()" if c.op.name == "array" else x)
+    if t.dtype.kind == "f" and c.out.dtype.kind in "iu":  # as JAX converts (saturating)
+        return c.assign(f"_rt.floats_to_ints({x}, {integer_range(c.out.dtype)})")
     return c.assign(f"{x}.astype({c.dtype()})")
 
 

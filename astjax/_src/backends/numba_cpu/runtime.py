@@ -43,6 +43,29 @@ def minimum(a, b):
     return a if (a <= b or a != a) else b
 
 
+@njit(inline="always", **_OPTIONS)
+def float_to_int(x, to, lo, hi):
+    """Float ``x`` as integer type ``to`` (range ``[lo, hi]``), as JAX converts: NaN gives 0,
+    values beyond the range its nearest bound (a plain cast is undefined there)."""
+    if x != x:
+        return to(0)
+    if x >= hi:
+        return to(hi)
+    if x <= lo:
+        return to(lo)
+    return to(x)
+
+
+@njit(**_OPTIONS)
+def floats_to_ints(x, to, lo, hi):
+    """``float_to_int`` of each element of array ``x``."""
+    out = np.empty(x.shape, to)
+    flat, values = out.reshape(-1), np.ascontiguousarray(x).reshape(-1)
+    for i in range(values.size):
+        flat[i] = float_to_int(values[i], to, lo, hi)
+    return out
+
+
 @njit(**_OPTIONS)
 def empty_reduction(name):
     raise ValueError(name)

@@ -46,7 +46,15 @@ def cast(text, from_dtype, to_dtype):
         return text
     if to_dtype.kind == "b":
         return f"({text} != 0)"
+    if from_dtype.kind == "f" and to_dtype.kind in "iu":
+        return f"_rt.float_to_int({text}, {integer_range(to_dtype)})"
     return f"np.{to_dtype.name}({text})"
+
+
+def integer_range(dtype):
+    """``np.int32, lo, hi``: the arguments naming an integer type for runtime.float_to_int."""
+    info = np.iinfo(dtype)
+    return f"np.{np.dtype(dtype).name}, {info.min}, {info.max}"
 
 
 def needs_result_cast(name, dtype):
