@@ -714,3 +714,38 @@ def test_a_loop_computing_a_value_only_measured_goes(numba_backend):
         got, compiled = _run(_measured_after_a_loop, x, w, k)
         assert compiled.backend == "numba"
         _assert_tree_close(got, _measured_after_a_loop(x, w, k), 1e-6)  # eagerly, op by op
+
+
+def _reassigns_its_literal_argument(x, k, m):
+    if jnp.sum(x) > 0:
+        k = 5
+    t = 0.0
+    for r in range(2):
+        j = m
+        m = m + 1
+        t = t + x[j]
+    for j in range(m):  # a trip count known when the code is generated (last-trip guard)
+        x = jnp.sin(x)
+    return x * k + t
+
+
+def _calls_with_literals(x):
+    return _reassigns_its_literal_argument(x, 2, 1)
+
+
+def _loss_with_literals(x):
+    return jnp.sum(_calls_with_literals(x))
+
+
+def test_an_inlined_callee_binds_its_literal_arguments(numba_backend):
+    """A literal argument is bound in the inlined body: the callee may assign the parameter
+    (its value after a branch was once Numba's zero for an unset variable)."""
+    grad = astjax.jit(astjax.grad(_loss_with_literals))
+    for x in (-np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 2.0, 3.0], np.float32)):
+        got, compiled = _run(_calls_with_literals, x)
+        assert compiled.backend == "numba", compiled.fallback_reason
+        np.testing.assert_allclose(got, _calls_with_literals(x), rtol=1e-6)  # eagerly
+        expected = astjax.grad(_loss_with_literals)(x)  # the python backend
+        np.testing.assert_allclose(grad(x), expected, rtol=1e-5)
+    (compiled,) = grad.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason

@@ -127,11 +127,16 @@ class Inliner:
         args = self.bound_args(stmt.value, callee)
         for param, arg_type, arg in zip(callee.fdef.args.args, callee.arg_types, args):
             if isinstance(arg_type, Static):
-                continue
+                if not _is_literal(arg_type.value):
+                    continue  # (read as a literal wherever it is read)
+                # bound too: the callee may assign it and read it where the paths meet
+                value = gast.Constant(value=arg_type.value, kind=None)
+                anno.set_(value, "type", arg_type)
+            else:
+                value = copy_annotated(arg)
             target = gast.Name(id=f"{param.id}{suffix}", ctx=gast.Store(), annotation=None,
                                type_comment=None)
             anno.set_(target, "type", arg_type)
-            value = copy_annotated(arg)
             assign = gast.Assign(targets=[target], value=value, type_comment=None)
             gast.copy_location(assign, stmt)
             bindings.append(assign)
@@ -162,3 +167,8 @@ class Inliner:
             suffix = f"__{self.counter}"
             if not any(suffix in name for name in self.taken):
                 return suffix
+
+
+def _is_literal(value):
+    """A number, bool or None: what a generated ``name = value`` can bind."""
+    return value is None or type(value) in (bool, int, float)

@@ -22,7 +22,7 @@ from collections import Counter
 import gast
 
 from ...ir import anno
-from ...ir.types import ArrayType
+from ...ir.types import ArrayType, Static
 from .liveness import Liveness
 from .simplify import load_nodes, pure_assignment, statement_lists, stored_names
 
@@ -47,6 +47,9 @@ def _trip_count(s):
     n = s.iter.args[0]
     if isinstance(n, gast.Constant) and type(n.value) is int:
         return str(n.value)
+    known = anno.get(n, "type")
+    if isinstance(known, Static) and type(known.value) is int:  # printed as a literal
+        return str(known.value)
     if not isinstance(n, gast.Name) or anno.get(n, "captured"):
         return None
     if any(isinstance(m, gast.Name) and not isinstance(m.ctx, gast.Load) and m.id == n.id
