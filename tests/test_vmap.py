@@ -1215,3 +1215,20 @@ def test_a_value_carried_only_inside_batched_code(fn):
                    [1.0, 0.2, 0.3, 0.1]], np.float32)
     check(fn, xs)
     check(grad(fn), xs)
+
+
+def _loop_variable_reused(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i]
+    for i in range(n % 4):  # per-example trip counts: run once per example
+        s = s * 0.5 + x[0]
+    return s
+
+
+def test_a_per_example_rest_returns_only_what_the_return_reads():
+    """The second loop runs once per example; its loop variable (set by the first loop
+    too) is not a result of that per-example code: with no trips it is unset there."""
+    xs = np.array([[0.3, -0.2, 0.5, 1.1], [1.3, 0.2, -0.5, 0.1], [0.1, 0.2, 0.3, 0.4]],
+                  np.float32)
+    check(_loop_variable_reused, xs, np.array([0, 3, 2], np.int32), loops=True)

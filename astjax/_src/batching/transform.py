@@ -1464,7 +1464,8 @@ class Batcher:
         self.flags["unsafe"] = True
         live_in = [v for v in bt_.loads(stmts) if v in self.locals and v in self.ty
                    and not _maybe(self.ty[v])]
-        outside = self.read_outside(stmts)
+        # the rest of the function's top level is followed by its return only
+        outside = set(bt_.loads([self.fdef.body[-1]])) if top else self.read_outside(stmts)
         types_after = _types_through(stmts, self.ty)
         if after is not None:
             types_after.update({k: v for k, v in after.items()
