@@ -1,4 +1,4 @@
-"""The batch-size check a batched function starts with (JAX's "inconsistent sizes" error).
+"""The batch-size check a vmap's batched function starts with (JAX's "inconsistent sizes" error).
 
 Eager ``vmap`` checks concrete arguments in Python (api.py); under ``jit`` sizes are only
 known when the call runs, so the generated function checks them itself:

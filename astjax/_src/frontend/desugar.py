@@ -247,7 +247,7 @@ class Desugar:
         if len(it.args) == 1:
             return it.args[0], idx
         step = it.args[2] if len(it.args) == 3 else const(1)
-        value = getattr(step, "value", None) if isinstance(step, gast.Constant) else None
+        value = step.value if isinstance(step, gast.Constant) else None
         if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub) and \
                 isinstance(step.operand, gast.Constant):
             value = -step.operand.value
