@@ -594,3 +594,20 @@ def list_remade(x):
     xs = [2.0 * xs[1]]
     xs.append(jnp.cos(x))
     return jnp.sum(a * (xs[1] + xs[0]))
+
+
+@custom_jvp
+def scaled(x, y):
+    return x * y
+
+
+@scaled.defjvp
+def _scaled_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    return x * y, tx * y + x * ty
+
+
+def scaled_by_a_constant(x):
+    """A constant argument's tangent reaches the rule as zeros (as in JAX), not None."""
+    return jnp.sum(scaled(x, 3.0) * x)

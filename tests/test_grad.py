@@ -555,6 +555,10 @@ def test_custom_jvp_rule_drives_both_modes(x64):
     check_grads(P.uses_custom_jvp, (np.array([-1.0, 0.3, 2.0]),))
 
 
+def test_custom_jvp_rule_gets_zero_tangents_for_constants(x64):
+    check_grads(P.scaled_by_a_constant, (np.array([-1.0, 0.3, 2.0]),), order=2)
+
+
 def test_linearize(x64):
     x = np.array([0.5, 1.0])
     out, f_jvp = linearize(P.vector_out, x)

@@ -307,7 +307,8 @@ def _zeros_like_expr(t, expr, namespace):
     if pairs is not None:
         return container_source(t, [_zeros_like_expr(c, f"{expr}[{k!r}]", namespace)
                                     for k, c in pairs], namespace_ref(namespace))
-    if isinstance(t, ArrayType) and t.dtype.kind in "fc":
+    if isinstance(t, ArrayType) and t.dtype.kind in "fc" or \
+            isinstance(t, Static) and type(t.value) in (float, complex):  # a constant's: 0.0
         return f"_ajx.cotangent_like(0.0, {expr})"
     return "None"
 

@@ -108,12 +108,20 @@ class custom_jvp(_Custom):
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def jvp_function(self, spec, into):
+        from . import adlib
+        from .api import _zeros_like_expr
         params = [a.id for a in spec.fdef.args.args]
         tup = lambda names: "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
         tangents = [f"t_{p}" for p in params]
-        source = (f"def {spec.name}_jvp({', '.join(params + tangents)}):\n"
-                  f"    return _rule({tup(params)}, {tup(tangents)})\n")
-        return from_source(f"{spec.name}_jvp", source, {"_rule": self.rule}, spec.parsed, into)
+        namespace = {"_rule": self.rule, "_ajx": adlib}
+        lines = [f"def {spec.name}_jvp({', '.join(params + tangents)}):"]
+        for p, t_p, t in zip(params, tangents, spec.arg_types):
+            zeros = _zeros_like_expr(t, p, namespace)
+            if zeros != "None":  # a constant's tangent (None here) reaches the rule as zeros
+                lines.append(f"    {t_p} = {zeros} if {t_p} is None else {t_p}")
+        lines.append(f"    return _rule({tup(params)}, {tup(tangents)})")
+        return from_source(f"{spec.name}_jvp", "\n".join(lines) + "\n", namespace,
+                           spec.parsed, into)
 
 
 class BatchedCustomVjp:
