@@ -332,3 +332,14 @@ def test_scalar_types_convert_python_literals_directly():
     out, i = astjax.jit(_xor_with_a_large_literal)(a)
     np.testing.assert_array_equal(out, a ^ np.uint32(2166136261))
     assert out.dtype == np.uint32 and i.dtype == np.int32 and int(i) == 2
+
+
+def test_scalar_types_are_dtypes_and_make_arrays_as_in_jax():
+    three = jnp.int32(3)
+    assert isinstance(three, astjax.Array) and three.dtype == np.int32 and not three.weak_type
+    product = jnp.float32(2.0) * jnp.int32(3)  # NumPy's scalars would give float64
+    assert product.dtype == np.float32 and float(product) == 6.0
+    assert np.dtype(jnp.float32) == np.float32 and jnp.float32 == np.float32
+    assert jnp.zeros(2, jnp.uint8).dtype == np.uint8 and jnp.ones(2).dtype == jnp.float32
+    assert isinstance(np.float32(1.0), jnp.float32) and not isinstance(1.0, jnp.float32)
+    assert jnp.issubdtype(jnp.int32, jnp.integer) and jnp.finfo(jnp.float32).bits == 32

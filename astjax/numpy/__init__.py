@@ -10,11 +10,9 @@ from .._src.runtime.array import Array as ndarray  # noqa: F401
 globals().update(_registry.NAMESPACE)
 
 # dtypes and constants, as in jax.numpy
-bool_ = _np.bool_
-int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
-uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
-float16, float32, float64 = _np.float16, _np.float32, _np.float64
-complex64, complex128 = _np.complex64, _np.complex128
+from .._src.scalar_types import (  # noqa: E402,F401
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+    complex64, complex128)
 dtype, finfo, iinfo = _np.dtype, _np.finfo, _np.iinfo
 issubdtype, integer, floating, inexact, number = (
     _np.issubdtype, _np.integer, _np.floating, _np.inexact, _np.number)

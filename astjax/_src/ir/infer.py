@@ -23,6 +23,7 @@ from ..frontend.desugar import LiftedFunction
 from ..frontend.pipeline import PositionalView
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
+from ..scalar_types import ScalarType
 from . import anno, trees
 from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
                     Type, as_array_type, is_numeric)
@@ -551,7 +552,7 @@ class FunctionTyper:
         if target in _BUILTINS:
             return _BUILTINS[target](self, node, args, kwargs)
         if isinstance(target, type) and issubclass(target, np.generic) or \
-                isinstance(target, np.dtype):
+                isinstance(target, (np.dtype, ScalarType)):  # np.int32(x), jnp.int32(x)
             dtype = gast.Constant(value=str(np.dtype(target)), kind=None)
             return self.op_call(node, REGISTRY["astype"], args + [Static(np.dtype(target))], {},
                                 list(node.args) + [dtype], {})
