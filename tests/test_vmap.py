@@ -1232,3 +1232,14 @@ def test_a_per_example_rest_returns_only_what_the_return_reads():
     xs = np.array([[0.3, -0.2, 0.5, 1.1], [1.3, 0.2, -0.5, 0.1], [0.1, 0.2, 0.3, 0.4]],
                   np.float32)
     check(_loop_variable_reused, xs, np.array([0, 3, 2], np.int32), loops=True)
+
+
+def _cond_cubed_or_sin(x):
+    return astjax.lax.cond(x > 0, lambda a: a * a * a, lambda a: jnp.sin(a), x)
+
+
+def test_what_cannot_batch_in_astjax_code_names_the_users_call():
+    """(vmap of a Hessian through a per-example lax.cond is not supported yet.) The error
+    names the user's call, not a line of astjax's lax module."""
+    with pytest.raises(NotImplementedError, match=r"test_vmap.py:\d+: in astjax's code"):
+        vmap(astjax.hessian(_cond_cubed_or_sin))(np.array([0.5, -0.3], np.float32))

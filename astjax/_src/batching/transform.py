@@ -25,6 +25,8 @@ can be differentiated (``grad(vmap(f))``), jitted and batched again.
 """
 import contextlib
 import inspect
+import os
+import re
 import types as pytypes
 
 import gast
@@ -740,19 +742,31 @@ class Batcher:
         texts = [self.text(n) if n is not None else self.static_text(p.default)
                  for n, p in zip(nodes, sig.parameters.values())]
         origin = _vjp_origin(callee.fn)
-        if origin is not None:
-            try:  # the derivative code batched as it is (tapes of batched values)
+        try:
+            if origin is not None:
+                try:  # the derivative code batched as it is (tapes of batched values)
+                    fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one,
+                                                         self.axis_name, check_sizes=False)
+                except CannotBatch:  # tapes under control flow that differs between examples
+                    return self.vjp_call(callee, origin, nodes, texts, arg_bt)
+            else:
                 fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one,
                                                      self.axis_name, check_sizes=False)
-            except CannotBatch:  # tapes under control flow that differs between examples
-                return self.vjp_call(callee, origin, nodes, texts, arg_bt)
-        else:
-            fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one, self.axis_name,
-                                                 check_sizes=False)
+        except CannotBatch as e:
+            raise self.at_this_call(e) from None
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
         name = self.global_ref(fn, fn.__name__)
         return f"{name}({', '.join(texts)})", out_bt
+
+    def at_this_call(self, e):
+        """``e`` located at this call where it names a line of astjax's own code (a lax
+        function's derivative) and this code is not astjax's."""
+        where = re.match(r"vmap: (.+?):\d+: ", str(e))
+        if where is None or not _in_astjax(where.group(1)) or _in_astjax(self.parsed.filename):
+            return e
+        return CannotBatch(f"vmap: {self.parsed.filename}:{self.lineno}: in astjax's code for "
+                           f"this call: {str(e)[where.end():]}")
 
     def collective(self, collective, value, nodes, arg_bt, t, callee):
         """``psum(x, name)`` and friends: over the batch axis when name is this vmap's."""
@@ -1576,6 +1590,14 @@ class Batcher:
         namespace = dict(self.parsed.fn.__globals__)
         namespace.update(self.parsed.freevars)
         return SyntheticFunction(name, fdef, namespace, self.parsed)
+
+
+def _in_astjax(filename):
+    return os.path.abspath(filename).startswith(_ASTJAX_DIR)
+
+
+_ASTJAX_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ASTJAX_DIR += os.sep  # the package: lax functions, derivative rules, nn
 
 
 def _types_through(stmts, env):
