@@ -436,3 +436,30 @@ def test_the_gradient_of_a_namedtuple_function_is_cached_across_processes(tmp_pa
     assert runs[1]["stats"]["hits"] == 1 and runs[1]["stats"]["misses"] == 0
     assert runs[0]["g"] == runs[1]["g"]
 
+
+
+@dataclasses.dataclass
+class Scaled:
+    w: object
+    n: int = 2
+    kind: str = "tanh"
+
+
+tu.register_dataclass(Scaled, data_fields=["w"], meta_fields=["n", "kind"])
+
+
+def scaled_loss(p, x):
+    y = p.w * x * p.n  # p.n and p.kind are static (meta) data: known when code is generated
+    if p.kind == "tanh":
+        y = jnp.tanh(y)
+    return jnp.sum(y)
+
+
+def test_meta_fields_of_registered_dataclasses_read_in_compiled_code():
+    p, x = Scaled(np.float32(0.5), 3, "tanh"), np.arange(3, dtype=np.float32)
+    assert float(astjax.jit(scaled_loss)(p, x)) == pytest.approx(float(scaled_loss(p, x)))
+    g = astjax.grad(scaled_loss)(p, x)
+    assert type(g) is Scaled and g.n == 3
+    np.testing.assert_allclose(g.w, np.sum(3 * x / np.cosh(1.5 * x) ** 2), rtol=1e-5)
+    linear = Scaled(np.float32(0.5), 2, "linear")
+    assert float(astjax.jit(scaled_loss)(linear, x)) == pytest.approx(float(np.sum(x)))

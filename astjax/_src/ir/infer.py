@@ -438,8 +438,12 @@ class FunctionTyper:
             position = trees.child_position(t, attr) if attr in t.keys else \
                 trees.attribute_position(t, attr)
             if position is None:
+                known, value = trees.static_attribute(t, attr)
+                if known:  # a meta field: static data
+                    anno.set_(node, "folded", value)
+                    return Static(value)
                 raise self.error(node, f"{t} has no attribute {attr!r} that astjax can read "
-                                 f"(it reads the fields of pytree nodes only)")
+                                 f"(it reads the fields and static data of pytree nodes)")
             anno.set_(node, "tree_child", position)
             return t.children[position]
         if isinstance(t, Static):

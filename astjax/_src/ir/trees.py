@@ -117,13 +117,40 @@ def attribute_position(t, attr):
     """The position of the child that attribute ``attr`` of a registered class instance
     (TreeType ``t``) reads, found by unflattening the node around probes; None when
     unflattening fails or the attribute is not one child."""
+    value = _probed_attribute(t, attr)
+    return value.position if isinstance(value, _Probe) else None
+
+
+def static_attribute(t, attr):
+    """``(True, value)`` where attribute ``attr`` of a registered class instance (TreeType
+    ``t``) comes from its static (aux) data alone (a dataclass's meta field), else
+    ``(False, None)``."""
+    value = _probed_attribute(t, attr)
+    if value is _UNREADABLE or _holds_probe(value):
+        return False, None
+    return True, value
+
+
+_UNREADABLE = object()
+
+
+def _probed_attribute(t, attr):
     try:
         node = tree_util.unflatten_one_level(t.node_type, t.aux,
                                              [_Probe(i) for i in range(len(t.children))])
-        value = getattr(node, attr)
+        return getattr(node, attr)
     except Exception:  # noqa: BLE001 (user code: anything it raises means "unknown")
-        return None
-    return value.position if isinstance(value, _Probe) else None
+        return _UNREADABLE
+
+
+def _holds_probe(value):
+    if isinstance(value, _Probe):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_probe(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_probe(v) for v in value.values())
+    return not isinstance(value, (bool, int, float, complex, str, bytes, type(None)))
 
 
 _REPLACE = {}
