@@ -473,6 +473,14 @@ def test_transform_of_a_capturing_closure_is_a_located_error():
             as info:
         astjax.jit(grad_of_capturing_lambda)(X, np.float32(2.0))
     assert info.value.lineno == line_of(grad_of_capturing_lambda, "astjax.grad")
+    with pytest.raises(TypeError, match="vmap\\(\\) of a nested function that uses variables") \
+            as info:  # vmap is a callable object, not a function: the same check applies
+        astjax.jit(vmap_of_capturing_lambda)(X.reshape(1, -1), X)
+    assert info.value.lineno == line_of(vmap_of_capturing_lambda, "astjax.vmap")
+
+
+def vmap_of_capturing_lambda(xs, c):
+    return astjax.vmap(lambda r: jnp.sum(r * c))(xs)
 
 
 # --- errors -----------------------------------------------------------------------------------

@@ -576,6 +576,7 @@ class FunctionTyper:
             return Static(value)
         if trees.is_registered_class(target):
             return self.registered_build(node, target, args, kwargs, env)
+        self.refuse_transformed_closure(node, target, args, kwargs)
         raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
                          f"values computed at run time; use astjax.numpy functions")
 
@@ -709,13 +710,18 @@ class FunctionTyper:
         anno.set_(node, "folded", value)
         return Static(value)
 
-    def user_call(self, node, fn, args, kwargs):
-        import inspect
+    def refuse_transformed_closure(self, node, fn, args, kwargs):
+        """grad, vmap, ... of a closure: the transform is built when code is generated, the
+        closure's captured values exist only at run time."""
         if getattr(fn, "__module__", None) in _TRANSFORM_MODULES and any(
                 closure_function(t) is not None for t in args + list(kwargs.values())):
             raise self.error(node, f"{fn.__name__}() of a nested function that uses variables of "
                              f"the enclosing function cannot be compiled yet; pass them to it "
                              f"as arguments, or define it at module level")
+
+    def user_call(self, node, fn, args, kwargs):
+        import inspect
+        self.refuse_transformed_closure(node, fn, args, kwargs)
         sig = inspect.signature(fn)
         try:
             bound = sig.bind(*args, **kwargs)
