@@ -14,9 +14,6 @@ class ScalarType(type):
     def __eq__(cls, other):
         return cls is other or cls.dtype.type == other
 
-    def __ne__(cls, other):
-        return not cls == other
-
     def __hash__(cls):
         return hash(cls.dtype.type)
 

@@ -1592,12 +1592,12 @@ class Batcher:
         return SyntheticFunction(name, fdef, namespace, self.parsed)
 
 
-def _in_astjax(filename):
-    return os.path.abspath(filename).startswith(_ASTJAX_DIR)
-
-
 _ASTJAX_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _ASTJAX_DIR += os.sep  # the package: lax functions, derivative rules, nn
+
+
+def _in_astjax(filename):
+    return os.path.abspath(filename).startswith(_ASTJAX_DIR)
 
 
 def _types_through(stmts, env):
@@ -1657,7 +1657,6 @@ def _Maybe(t):
 
 def _defined(env):
     return {v for v, t in env.items() if not _maybe(t)}
-
 
 
 def _untouched(v, saved, envs, merged_type):

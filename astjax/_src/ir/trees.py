@@ -126,7 +126,7 @@ def static_attribute(t, attr):
     ``t``) comes from its static (aux) data alone (a dataclass's meta field), else
     ``(False, None)``."""
     value = _probed_attribute(t, attr)
-    if value is _UNREADABLE or _holds_probe(value):
+    if value is _UNREADABLE or not _is_plain_data(value):
         return False, None
     return True, value
 
@@ -143,14 +143,14 @@ def _probed_attribute(t, attr):
         return _UNREADABLE
 
 
-def _holds_probe(value):
-    if isinstance(value, _Probe):
-        return True
+def _is_plain_data(value):
+    """Numbers, strings, None and containers of them: what static data may be (not a
+    probe standing for a child, nor an object built from one)."""
     if isinstance(value, (tuple, list)):
-        return any(_holds_probe(v) for v in value)
+        return all(_is_plain_data(v) for v in value)
     if isinstance(value, dict):
-        return any(_holds_probe(v) for v in value.values())
-    return not isinstance(value, (bool, int, float, complex, str, bytes, type(None)))
+        return all(_is_plain_data(v) for v in value.values())
+    return isinstance(value, (bool, int, float, complex, str, bytes, type(None)))
 
 
 _REPLACE = {}

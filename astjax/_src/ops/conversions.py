@@ -62,13 +62,12 @@ def convert(x, dtype):
     """``x`` as an array of ``dtype``. Floats become integers as in JAX (XLA): NaN gives 0
     and values beyond the integer range its nearest bound, where NumPy's cast is undefined
     (the Numba backend does the same: ``backends/numba_cpu/runtime.float_to_int``)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "iu" or np.asarray(x).dtype.kind != "f":
+    dtype, values = np.dtype(dtype), np.asarray(x)
+    if dtype.kind not in "iu" or values.dtype.kind != "f":
         return np.asarray(x, dtype=dtype)  # (Python ints that do not fit raise, as in JAX)
-    x = np.asarray(x)
     info = np.iinfo(dtype)
-    above, below = x >= info.max, x <= info.min  # (NaN is neither)
-    inside = np.where(above | below | np.isnan(x), 0, x).astype(dtype)
+    above, below = values >= info.max, values <= info.min  # (NaN is neither)
+    inside = np.where(above | below | np.isnan(values), 0, values).astype(dtype)
     return np.where(above, info.max, np.where(below, info.min, inside)).astype(dtype)
 
 

@@ -175,9 +175,7 @@ def _shapes_from_operands(fdef):
             return carried(name)
         t, value = made_by[name]
         for v in (anno.get(value, "operand_nodes") or {}).values():
-            vt = anno.get(v, "type")
-            if isinstance(v, gast.Name) and isinstance(t, ArrayType) \
-                    and isinstance(vt, ArrayType) and vt.ndim == t.ndim and vt.ones == t.ones:
+            if isinstance(v, gast.Name) and _same_layout(anno.get(v, "type"), t):
                 source = v if stores.get(v.id) == 1 else carried(v.id)
                 if source is not None:
                     return source
@@ -199,6 +197,13 @@ def _shapes_from_operands(fdef):
         remove_dead_stores(fdef)
 
 
+def _same_layout(a, b):
+    """Arrays of one rank and size-1 dims: as operand and result of an elementwise op, of
+    one shape at run time (loops check sizes)."""
+    return isinstance(a, ArrayType) and isinstance(b, ArrayType) and \
+        a.ndim == b.ndim and a.ones == b.ones
+
+
 def _carried_shapes(fdef, stores):
     """``shape_of(name)``: for a variable assigned more than once (a loop's carried value), a
     Name node of a value set once at the function's top level that always has its shape,
@@ -218,10 +223,6 @@ def _carried_shapes(fdef, stores):
             assigns.setdefault(s.targets[0].id, []).append(s)
     keeps = "keeps"  # a variable being resolved, read by its own assignment: no constraint
     memo = {}
-
-    def same_layout(a, b):
-        return isinstance(a, ArrayType) and isinstance(b, ArrayType) and \
-            a.ndim == b.ndim and a.ones == b.ones
 
     def roots(name, resolving):
         """The top-level names whose shape ``name`` always has (``keeps`` for a variable in
@@ -252,7 +253,7 @@ def _carried_shapes(fdef, stores):
             else:
                 return frozenset()
             found = [roots(v.id, resolving) for v in operands
-                     if isinstance(v, gast.Name) and same_layout(anno.get(v, "type"), t)]
+                     if isinstance(v, gast.Name) and _same_layout(anno.get(v, "type"), t)]
             if not found:
                 return frozenset()
             if all(f is keeps for f in found):
