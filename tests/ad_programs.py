@@ -611,3 +611,48 @@ def _scaled_jvp(primals, tangents):
 def scaled_by_a_constant(x):
     """A constant argument's tangent reaches the rule as zeros (as in JAX), not None."""
     return jnp.sum(scaled(x, 3.0) * x)
+
+
+@custom_jvp
+def sin_with_rule_of_its_own(x):
+    return jnp.sin(x)
+
+
+@sin_with_rule_of_its_own.defjvp
+def _sin_with_rule_of_its_own_jvp(primals, tangents):
+    """Not sin's derivative: what differentiates the rule again tells (JAX: as written)."""
+    (x,), (t,) = primals, tangents
+    return jnp.sin(x), 2.0 * x * t
+
+
+def times_custom_jvp_value(x):
+    return jnp.sum(sin_with_rule_of_its_own(x) * x)
+
+
+@custom_vjp
+def sin_with_fwd_of_its_own(x):
+    return jnp.sin(x)
+
+
+def _exp_fwd(x):
+    return jnp.exp(x), x
+
+
+def _cube_bwd(x, g):
+    return (g * x * x,)
+
+
+sin_with_fwd_of_its_own.defvjp(_exp_fwd, _cube_bwd)
+
+
+def times_custom_vjp_value(x):
+    return jnp.sum(sin_with_fwd_of_its_own(x) * x)
+
+
+def accumulator_skips_its_first_trip(x, n):
+    acc = 0.0  # an array from the second trip on
+    for i in range(n):
+        if i == 0:
+            continue
+        acc = acc + x * i
+    return jnp.sum(acc)

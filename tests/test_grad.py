@@ -308,6 +308,17 @@ def test_loops_over_a_list_of_layers_on_numba(x64, numba_backend):
         np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def test_a_cotangent_unread_after_a_branch_may_change_type_there(numba_backend):
+    """The cotangent of acc's 0.0 is 0.0 on one path and an array on another where the
+    paths meet; nothing reads it after, so Numba's code runs (it handed every call to
+    the python backend)."""
+    x = np.linspace(-1.0, 1.0, 4).astype(np.float32)
+    jitted = astjax.jit(grad(P.accumulator_skips_its_first_trip))
+    np.testing.assert_allclose(jitted(x, 4), np.full(4, 1.0 + 2.0 + 3.0))
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+
+
 def _model():
     return (rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((4, 2)),
             rng.standard_normal(2)), rng.standard_normal((5, 3))
@@ -557,6 +568,23 @@ def test_custom_jvp_rule_drives_both_modes(x64):
 
 def test_custom_jvp_rule_gets_zero_tangents_for_constants(x64):
     check_grads(P.scaled_by_a_constant, (np.array([-1.0, 0.3, 2.0]),), order=2)
+
+
+def test_second_derivatives_differentiate_the_rule_as_written(x64):
+    """As in JAX: a derivative of a derivative differentiates the custom rule as written,
+    its primal output included (the rules here are not the primal's derivative, so the
+    answer tells): d/dx (2x*x + sin x) = 4x + cos x with custom_jvp, and with custom_vjp
+    d/dx (x*x*x + exp x), fwd's value."""
+    x = np.array([0.3, -0.7, 1.1])
+    jvp_rule = np.diag(4.0 * x + np.cos(x))
+    f = P.times_custom_jvp_value
+    for second in (hessian(f), jacrev(jacrev(f)), jacrev(jacfwd(f))):
+        np.testing.assert_allclose(second(x), jvp_rule,
+                                   rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(astjax.jit(hessian(P.times_custom_jvp_value))(x), jvp_rule,
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(jacrev(jacrev(P.times_custom_vjp_value))(x),
+                               np.diag(3.0 * x * x + np.exp(x)), rtol=1e-12, atol=1e-15)
 
 
 def test_linearize(x64):

@@ -47,6 +47,27 @@ class _Custom:
         return wrapper
 
 
+_PRIMALS = {}  # id of a Specialization -> (spec, its rule's primal function)
+
+
+def _cached_primal(spec, body, namespace):
+    """A custom function's value as its rule computes it: reverse mode's forward sweep
+    calls this, not the function, so that differentiating the derivative again
+    differentiates the rule as written, as JAX does (not the rule again)."""
+    hit = _PRIMALS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        params = ", ".join(a.id for a in spec.fdef.args.args)
+        fn = from_source(f"{spec.name}_rule_primal",
+                         f"def {spec.name}_rule_primal({params}):\n" + body, namespace,
+                         spec.parsed)
+        _PRIMALS[id(spec)] = hit = (spec, fn)
+    return hit[1]
+
+
+def _tup(names):
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
 def _origin(fn):
     from ..frontend.parse import parse_function
     return parse_function(fn)
@@ -59,6 +80,11 @@ class custom_vjp(_Custom):
     def defvjp(self, fwd, bwd):
         self.rule = (fwd, bwd)
         return self
+
+    def primal_function(self, spec):
+        """``<name>_rule_primal(x...)``: the value as ``fwd`` computes it."""
+        params = ", ".join(a.id for a in spec.fdef.args.args)
+        return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.rule[0]})
 
     def vjp_function(self, spec, into):
         fwd, bwd = self.rule
@@ -88,30 +114,39 @@ class custom_jvp(_Custom):
         from .reverse import vjp_function
         params = [a.id for a in spec.fdef.args.args]
         n = len(params)
-        tup = lambda names: "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
         tangents = [f"t_{p}" for p in params]
         # the tangent map v -> t_out, differentiated with respect to v
         tangent_map = from_source(
             f"{spec.name}_tangent_map",
             f"def tangent_map({', '.join(params + tangents)}):\n"
-            f"    return _rule({tup(params)}, {tup(tangents)})[1]\n",
+            f"    return _rule({_tup(params)}, {_tup(tangents)})[1]\n",
             {"_rule": self.rule}, spec.parsed)
         program = spec.program
-        namespace = {"_map_vjp": None, "_primal": self.fun, "_ajx": adlib}
+        namespace = {"_map_vjp": None, "_primal": self.primal_function(spec), "_ajx": adlib}
         zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
         map_spec = program.specialize(tangent_map, spec.arg_types + spec.arg_types)
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
                   f"    return _primal({', '.join(params)}), "
-                  f"{tup([f'r[1][{n + k}]' for k in range(n)])}\n")
+                  f"{_tup([f'r[1][{n + k}]' for k in range(n)])}\n")
         namespace["_map_vjp"] = vjp_function(map_spec)
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
+
+    def primal_function(self, spec):
+        """``<name>_rule_primal(x...)``: the value as the rule computes it (its primal
+        output, with zero tangents; the rest is dead code)."""
+        from . import adlib
+        from .api import _zeros_like_expr
+        params = [a.id for a in spec.fdef.args.args]
+        namespace = {"_rule": self.rule, "_ajx": adlib}
+        zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
+        return _cached_primal(spec, f"    return _rule({_tup(params)}, {_tup(zeros)})[0]\n",
+                              namespace)
 
     def jvp_function(self, spec, into):
         from . import adlib
         from .api import _zeros_like_expr
         params = [a.id for a in spec.fdef.args.args]
-        tup = lambda names: "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
         tangents = [f"t_{p}" for p in params]
         namespace = {"_rule": self.rule, "_ajx": adlib}
         lines = [f"def {spec.name}_jvp({', '.join(params + tangents)}):"]
@@ -119,7 +154,7 @@ class custom_jvp(_Custom):
             zeros = _zeros_like_expr(t, p, namespace)
             if zeros != "None":  # a constant's tangent (None here) reaches the rule as zeros
                 lines.append(f"    {t_p} = {zeros} if {t_p} is None else {t_p}")
-        lines.append(f"    return _rule({tup(params)}, {tup(tangents)})")
+        lines.append(f"    return _rule({_tup(params)}, {_tup(tangents)})")
         return from_source(f"{spec.name}_jvp", "\n".join(lines) + "\n", namespace,
                            spec.parsed, into)
 
@@ -151,10 +186,18 @@ class BatchedCustomVjp:
                   f"    r = _fwd({', '.join(params)})\n"
                   f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
                   f"    return r[0], ({', '.join(cts)}{',' if len(params) == 1 else ''})\n")
-        namespace = {"_fwd": Vmapped(fwd, in_axes=axes),
+        namespace = {"_fwd": self.fwd(),
                      "_bwd": Vmapped(bwd, in_axes=tuple(axes[i] for i in fixed_at) + (0, 0)),
                      "_summed": _summed}
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
+
+    def fwd(self):
+        from ..batching.api import Vmapped
+        return Vmapped(self.custom.rule[0], in_axes=tuple(0 if b else None for b in self.arg_bt))
+
+    def primal_function(self, spec):
+        params = ", ".join(a.id for a in spec.fdef.args.args)
+        return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.fwd()})
 
 
 class BatchedCustomJvp:
@@ -173,6 +216,9 @@ class BatchedCustomJvp:
 
     def jvp_function(self, spec, into):
         return self.batched.jvp_function(spec, into)
+
+    def primal_function(self, spec):
+        return self.batched.primal_function(spec)
 
 
 class UnbatchableCustom:

@@ -414,6 +414,13 @@ class ReverseMode(ListAdjoints):
         work is done once. Calls in loops and branches stay checkpoints (their residuals
         would need a tape), and so do calls no cotangent flows through."""
         callee = anno.get(s.value, "callee")
+        rule_primal = getattr(getattr(callee, "fn", None), "custom_rule", None)
+        rule_primal = getattr(rule_primal, "primal_function", None)
+        if rule_primal is not None:  # a custom function: its value as its rule computes it
+            copy = anno.clean_copy(s)
+            fn = rule_primal(callee)
+            copy.value.func = self.global_ref(fn, fn.__name__)
+            return [copy]
         if callee is None or id(s) not in self.top_level or \
                 s.targets[0].id not in self.useful or not self.has_float_input(s.value):
             return [anno.clean_copy(s)]

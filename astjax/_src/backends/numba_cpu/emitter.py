@@ -22,6 +22,7 @@ from ...ir.types import (ArrayType, IndexType, SequenceType, Static, TreeType,
 from ...ir.peel import widens
 from ..python import PythonEmitter
 from . import carried_chains, donation, fusion, last_trip, simplify
+from .liveness import Liveness
 from .parallel import loop_nest
 from .scalar import typed_literal
 
@@ -131,6 +132,7 @@ class NumbaEmitter(PythonEmitter):
         self.names = fusion.Names(spec.fdef)
         self.plan = fusion.plan(spec.fdef)
         self.joined = _joined_types(spec.fdef)
+        self.live = None  # Liveness, made when a branch needs it
         self.consumers = _consumers(spec.fdef)
         self.assigned_once = {name for name, k in simplify._stores(spec.fdef).items() if k == 1}
         self.reusable = donation.reusable(
@@ -163,11 +165,15 @@ class NumbaEmitter(PythonEmitter):
     def branch(self, s, which, depth):
         """A branch that leaves a variable a scalar where the other makes it an array (a
         peeled loop's zero-trip path, see ir/peel.py) hands the call to the python backend:
-        Numba needs one type per variable."""
+        Numba needs one type per variable read after the branches meet."""
         lines = super().branch(s, which, depth)
         merged = anno.get(s, "merge")[2]
         env = anno.get(s, "merge")[which]
-        narrow = sorted(name for name, t in merged.items() if widens(env.get(name), t))
+        if self.live is None:
+            self.live = Liveness(self.spec.fdef)
+        live = self.live.after.get(id(s), self.live.everything)
+        narrow = sorted(name for name, t in merged.items()
+                        if widens(env.get(name), t) and name in live)
         if narrow:
             where = self.where(s)
             lines.append(_INDENT * depth + f"raise {self.broadcast_error}("
