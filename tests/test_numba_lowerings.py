@@ -1,5 +1,6 @@
-"""Numba lowerings of batched matmul, einsum, tensordot, argmax/argmin(axis=...) and
-integer-array indexing (gathers and ``x.at[idx]`` scatters), against NumPy.
+"""Numba lowerings of batched matmul, einsum, tensordot, argmax/argmin(axis=...),
+integer-array indexing (gathers and ``x.at[idx]`` scatters), flip, atleast_nd,
+``x.at[idx].min/max``, constant arrays and arrays of scalars, against NumPy.
 
 Each compile costs Numba seconds here, so every test compiles one function that
 returns many results.
@@ -9,6 +10,7 @@ import pytest
 
 import astjax
 import astjax.numpy as jnp
+from astjax import random
 
 from .test_numba_backend import _run
 
@@ -309,3 +311,112 @@ def test_joins_lists_and_scalar_reshapes(numba_backend):
     with pytest.raises(ValueError, match=r"test_numba_lowerings.py:\d+: all the input array "
                                          r"dimensions except for the concatenation axis"):
         astjax.jit(joined_pair)(a, _normal(3, 2))  # NumPy's error, located
+
+
+# --- flip, atleast_nd -------------------------------------------------------------------------
+
+def flips(x, v, s):
+    return (jnp.flip(x), jnp.flip(x, 1), jnp.flip(x, -1), jnp.flip(x, (0, 2)), jnp.flip(x, ()),
+            jnp.flip(v) * 2.0, jnp.flip(s), jnp.reshape(jnp.flip(x, 0), (-1,)),
+            jnp.atleast_1d(s), jnp.atleast_1d(jnp.sum(v)) + 1.0, jnp.atleast_2d(v),
+            jnp.atleast_3d(v), jnp.atleast_3d(x[0]), jnp.atleast_2d(x), jnp.atleast_1d(2),
+            jnp.atleast_3d(s, v, 2.0))
+
+
+def test_flip_and_atleast_nd(numba_backend):
+    x, v, s = _normal(2, 3, 4), _normal(5), np.float32(1.5)
+    got, compiled = _run(flips, x, v, s)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got[:-1], (np.flip(x), np.flip(x, 1), np.flip(x, -1), np.flip(x, (0, 2)), x,
+                      np.flip(v) * np.float32(2), np.asarray(s), np.flip(x, 0).ravel(),
+                      np.atleast_1d(s), np.atleast_1d(np.sum(v) + np.float32(1)),
+                      np.atleast_2d(v), np.atleast_3d(v), np.atleast_3d(x[0]), x,
+                      np.array([2], np.int32)), 0, 0)
+    _check(got[-1], (np.full((1, 1, 1), s), np.atleast_3d(v), np.full((1, 1, 1), 2, np.float32)),
+           0, 0)
+
+
+def prod_cumsum_loss(x, m):
+    # prod's and cumsum's derivative rules reverse with flip
+    return jnp.prod(x) + jnp.sum(jnp.cumsum(x) ** 2) + jnp.sum(jnp.prod(m, axis=1))
+
+
+def test_jit_grad_through_flip(numba_backend):
+    x, m = np.linspace(0.5, 1.5, 5).astype(np.float32), _normal(3, 4)
+    got, compiled = _run(astjax.grad(prod_cumsum_loss, argnums=(0, 1)), x, m)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    dx = np.prod(x) / x + 2 * np.cumsum(np.cumsum(x)[::-1])[::-1]
+    dm = np.prod(m, axis=1, keepdims=True) / m
+    _check(got, (dx.astype(np.float32), dm), 1e-5, 1e-5)
+
+
+# --- x.at[basic index].min / max / multiply ----------------------------------------------------
+
+def basic_updates(x, i, v, s):
+    return (x.at[1].min(0.0), x.at[1].max(s), x.at[:, 1:].min(v[1:]), x.at[0, i].max(-1.0),
+            x.at[i].mul(3.0), x.at[..., 0].multiply(s), x.at[-1].min(v),
+            x.astype(jnp.int32).at[0].max(2), x.astype(jnp.int32).at[1, :2].min(-1))
+
+
+def test_at_min_max_with_basic_indices(numba_backend):
+    x, v, s = _normal(2, 3), _normal(3), np.float32(0.25)
+    x[0, 2] = np.nan
+    v[2] = np.nan  # NaN wins, in either place (NumPy's minimum/maximum, and JAX's)
+    got, compiled = _run(basic_updates, x, -1, v, s)
+    assert compiled.backend == "numba", compiled.fallback_reason
+
+    def put(index, fn, values, a=x):
+        out = a.copy()
+        out[index] = fn(out[index], values)
+        return out
+    xi = np.nan_to_num(x).astype(np.int32)  # NaN as int32: JAX makes it 0
+    _check(got[:7], (put(1, np.minimum, np.float32(0)), put(1, np.maximum, s),
+                     put((slice(None), slice(1, None)), np.minimum, v[1:]),
+                     put((0, -1), np.maximum, np.float32(-1)), put(-1, np.multiply, 3),
+                     put((Ellipsis, 0), np.multiply, s), put(-1, np.minimum, v)), 0, 0)
+    _check(got[7:], (put(0, np.maximum, 2, xi), put((1, slice(None, 2)), np.minimum, -1, xi)),
+           0, 0)
+
+
+# --- constant arrays, arrays and stacks of 0-d values -------------------------------------------
+
+def built(x, s, k):
+    t = jnp.sum(x)
+    row = [s, t]  # a list held in a variable
+    return (x * jnp.array([1.0, 2.0, 3.0]), jnp.array([[1, 2, 3], [4, 5, 6]]) * k,
+            jnp.asarray((1.5, -2.5), dtype=jnp.int32), jnp.array([True, False]),
+            jnp.array([[0.5], [jnp.inf]]), jnp.array([1, 2.5], ndmin=2),
+            jnp.stack([t, jnp.max(x)]), jnp.stack((s, t * 2.0), axis=-1), jnp.array(row),
+            jnp.array([[s, 1.0], [t, s * t]]), jnp.array([s, k]), jnp.array([k, 1]),
+            jnp.asarray([s, t], dtype=jnp.int32), jnp.array([x, x * 2.0]))
+
+
+def test_constant_arrays_and_arrays_of_scalars(numba_backend):
+    x, s, k = _normal(3), np.float32(2.5), 3
+    got, compiled = _run(built, x, s, k)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    t = np.sum(x)
+    f32 = np.float32
+    _check(got, (x * np.array([1, 2, 3], f32), np.array([[1, 2, 3], [4, 5, 6]], np.int32) * 3,
+                 np.array([1, -2], np.int32), np.array([True, False]),
+                 np.array([[0.5], [np.inf]], f32),
+                 np.array([[1, 2.5]], f32), np.array([t, np.max(x)]),
+                 np.array([s, t * 2]), np.array([s, t]), np.array([[s, 1], [t, s * t]], f32),
+                 np.array([s, k], f32), np.array([k, 1], np.int32),
+                 np.array([s, t]).astype(np.int32), np.stack([x, x * 2])), 1e-6, 1e-6)
+    got, compiled = _run(lambda x: x + jnp.array([]), x[:0])  # Numba cannot type []
+    assert compiled.backend == "python" and "jnp.array([])" in compiled.fallback_reason
+    assert got.shape == (0,) and got.dtype == np.float32
+
+
+def folded(key, x):
+    # fold_in stacks two 0-d words into a key
+    return random.normal(random.fold_in(key, 3), x.shape) + x
+
+
+def test_fold_in_bit_identical_to_the_python_backend(numba_backend):
+    key, x = random.PRNGKey(7), _normal(5)
+    got, compiled = _run(folded, key, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    astjax.config.update("astjax_jit_backend", "python")
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(astjax.jit(folded)(key, x)))

@@ -7,10 +7,11 @@ are scalars, and anything not listed raises ``Unsupported``.
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, IndexType, ListType, SequenceType, Static, as_array_type
+from ...ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static,
+                         as_array_type)
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
-from .scalar import integer_range
+from .scalar import cast, integer_range
 
 _INDENT = "    "
 _LOWERINGS = {}
@@ -147,6 +148,45 @@ def _moveaxis(c):
     if order == list(range(rank)):
         return c.assign(a)
     return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, order))}))")
+
+
+@lowering("flip")
+def _flip(c):
+    """A reversed slice per flipped axis, copied: later reshapes and BLAS calls want C order."""
+    a, rank = c.text("m"), _ndim(c.type("m"))
+    axis = c.param("axis")
+    axes = range(rank) if axis is None else \
+        {x % rank for x in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+    if rank == 0 or not axes:
+        return c.assign(a)
+    index = ", ".join("::-1" if d in axes else ":" for d in range(max(axes) + 1))
+    return c.assign(f"np.ascontiguousarray({a}[{index}])")
+
+
+@lowering("atleast_1d", "atleast_2d", "atleast_3d")
+def _atleast(c):
+    """A reshape adding the size-1 dims where NumPy puts them; several arguments give a
+    tuple (lists are tuples here)."""
+    n = int(c.op.name[len("atleast_")])
+    arys = c.operands["arys"]
+    nodes = arys if isinstance(arys, tuple) else (arys,)
+    outs = c.out.elts if isinstance(c.out, SequenceType) else (c.out,)
+    results = []
+    for node, out in zip(nodes, outs):
+        a, rank = c.emitter.atom(node), _ndim(anno.get(node, "type"))
+        sizes = [f"{a}.shape[{d}]" for d in range(rank)]
+        if rank >= n:
+            results.append(a)
+        elif rank == 0:  # typed: a Python number would fill a float64 array
+            value = Loop(c.emitter, 0, c.where).operand(node, out.dtype)
+            results.append(f"np.full({tuple_source(['1'] * n)}, {value})")
+        else:  # atleast_3d puts a 2-d (m, n) at (m, n, 1) and a 1-d (n,) at (1, n, 1)
+            shape = ["1"] * (n - rank) + sizes if n < 3 else \
+                sizes + ["1"] if rank == 2 else ["1"] + sizes + ["1"]
+            results.append(f"np.ascontiguousarray({a}).reshape({tuple_source(shape)})")
+    if isinstance(c.out, SequenceType):
+        return c.assign(tuple_source(results))
+    return c.assign(results[0])
 
 
 def _reshaped(c, a, a_type, shape_text):
@@ -371,11 +411,14 @@ def _at(c):
     if c.op.name == "at_set":
         lines.append(f"{copy}[{idx}] = {values}")
     else:
-        symbol = {"at_add": "+", "at_subtract": "-", "at_multiply": "*", "at_divide": "/"}.get(
-            c.op.name)
+        symbol = {"at_add": "+", "at_subtract": "-", "at_multiply": "*", "at_divide": "/",
+                  "at_min": "np.minimum", "at_max": "np.maximum"}.get(c.op.name)
         if symbol is None:
             raise Unsupported(f"x.at[].{c.op.name[3:]}")
-        lines.append(f"{copy}[{idx}] = {copy}[{idx}] {symbol} {values}")
+        if symbol.startswith("np."):  # NumPy's minimum/maximum: NaN wins, as in JAX
+            lines.append(f"{copy}[{idx}] = {symbol}({copy}[{idx}], {values})")
+        else:
+            lines.append(f"{copy}[{idx}] = {copy}[{idx}] {symbol} {values}")
     return lines + [f"{c.target} = {copy}"]
 
 
@@ -386,20 +429,75 @@ def _join(c):
         return _stack_list(c, c.text("arrays"), c.type("arrays"), c.param("axis", 0))
     if isinstance(c.type("arrays"), ListType):
         return _concatenate_list(c, c.text("arrays"), c.type("arrays"), c.param("axis", 0))
-    if isinstance(arrays, tuple):  # a tuple display
-        items = [(c.emitter.atom(v), anno.get(v, "type")) for v in arrays]
-    elif isinstance(anno.get(arrays, "type"), SequenceType):  # a tuple held in a variable
-        seq = c.emitter.atom(arrays)
-        items = [(f"{seq}[{k}]", t) for k, t in enumerate(anno.get(arrays, "type").elts)]
-    else:
+    items = _items(c, arrays)
+    if items is None:
         raise Unsupported(f"{c.op.name} of {anno.get(arrays, 'type')}")
+    if c.op.name == "stack" and all(_ndim(t) == 0 for _, t in items):
+        return _from_scalars(c, items, (len(items),))  # axis can only be 0 (or -1)
     if any(_ndim(t) == 0 for _, t in items):
         raise Unsupported(f"{c.op.name} of 0-d arrays")
+    return _joined(c, items, c.op.name, c.param("axis", 0))
+
+
+def _items(c, value):
+    """(source, type) of each element of a sequence operand: a tuple display or a tuple
+    held in a variable (a list of known length is a tuple here); None for anything else."""
+    if isinstance(value, tuple):
+        return [(c.emitter.atom(v), anno.get(v, "type")) for v in value]
+    t = anno.get(value, "type")
+    if isinstance(t, SequenceType):
+        seq = c.emitter.atom(value)
+        return [(f"{seq}[{k}]", e) for k, e in enumerate(t.elts)]
+    return None
+
+
+def _scalar_leaves(items, shape):
+    """The 0-d leaves of nested sequences (source, type) in C order, their sizes appended
+    to ``shape``; None if a leaf is an array or the nesting is ragged."""
+    if all(isinstance(t, SequenceType) for _, t in items):
+        sizes = {len(t.elts) for _, t in items}
+        if len(sizes) != 1:
+            return None
+        shape.append(sizes.pop())
+        return _scalar_leaves([(f"{text}[{k}]", e) for text, t in items
+                               for k, e in enumerate(t.elts)], shape)
+    if any(isinstance(t, SequenceType) or isinstance(t, Static) and not np.isscalar(t.value)
+           or _ndim(t) for _, t in items):
+        return None
+    return items
+
+
+def _constant(c, value):
+    """``jnp.array`` of static numbers: the values converted here, by the op itself, and
+    written as one literal tuple of the result's dtype."""
+    params = {k: c.param(k, p.default) for k, p in c.op.signature.parameters.items()
+              if k in ("dtype", "ndmin")}
+    data = np.asarray(c.op.impl(value, **params)).astype(c.out.dtype)
+    shape = tuple_source(map(str, data.shape))
+    if data.size == 0:
+        return c.assign(f"np.empty({shape}, {c.dtype()})")
+    flat = tuple_source(c.emitter.literal(v) for v in data.ravel().tolist())
+    reshape = f".reshape({shape})" if data.ndim > 1 else ""
+    return c.assign(f"np.array({flat}, {c.dtype()}){reshape}")
+
+
+def _from_scalars(c, items, shape):
+    """An array of a static ``shape`` from 0-d values computed at run time: one store per
+    element (Numba's np.array takes only sequences of one type)."""
+    out = c.emitter.names.fresh("stacked")
+    lines = [f"{out} = np.empty({tuple_source(map(str, shape))}, {c.dtype()})"]
+    for k, (text, t) in enumerate(items):
+        at = ", ".join(str(int(i)) for i in np.unravel_index(k, shape))
+        lines.append(f"{out}[{at}] = {cast(text, as_array_type(t).dtype, c.out.dtype)}")
+    return lines + [f"{c.target} = {out}"]
+
+
+def _joined(c, items, name, axis):
+    """np.stack / np.concatenate of a tuple of arrays, each cast to the result's dtype."""
     dtype = np.dtype(c.out.dtype)
     parts = [text if as_array_type(t).dtype == dtype else f"{text}.astype(np.{dtype.name})"
              for text, t in items]
-    axis = c.param("axis", 0)
-    return c.assign(f"np.{c.op.name}({tuple_source(parts)}, axis={axis})")
+    return c.assign(f"np.{name}({tuple_source(parts)}, axis={axis})")
 
 
 @lowering("argmax", "argmin")
@@ -480,7 +578,17 @@ def _argsort(c):
 
 @lowering("cumsum", "cumprod")
 def _cumsum(c):
-    a_type = as_array_type(c.type("a"))
+    a_type, axis = as_array_type(c.type("a")), c.param("axis")
+    if a_type.ndim > 1 and axis is not None and c.out.dtype.kind != "b":
+        # along an axis (prod's derivative rule): one slice at a time, in NumPy's order
+        out, k = c.emitter.names.fresh("cum"), c.emitter.names.fresh("k")
+        at = ", ".join([":"] * (axis % a_type.ndim) + [k])
+        before = ", ".join([":"] * (axis % a_type.ndim) + [f"{k} - 1"])
+        symbol = "+" if c.op.name == "cumsum" else "*"
+        return [f"{out} = {c.text('a')}.astype({c.dtype()})",  # a copy
+                f"for {k} in range(1, {out}.shape[{axis % a_type.ndim}]):",
+                _INDENT + f"{out}[{at}] = {out}[{at}] {symbol} {out}[{before}]",
+                f"{c.target} = {out}"]
     if a_type.ndim != 1:
         raise Unsupported(f"{c.op.name} of {a_type}")
     a = c.text("a")
@@ -491,12 +599,26 @@ def _cumsum(c):
 
 @lowering("asarray", "array")
 def _asarray(c):
-    """Of an array: a cast (or the array itself); lists and tuples are not lowered."""
+    """Of an array: a cast (or the array itself). Of a static sequence of numbers: the
+    constant, built where it is generated. Of a (nested) sequence of values: one store per
+    number, or np.stack of arrays."""
     name = "a" if "a" in c.operands else "object"
     t = c.type(name)
+    if isinstance(t, Static) and isinstance(t.value, (tuple, list)):
+        return _constant(c, t.value)
+    if isinstance(t, SequenceType) and not c.param("ndmin", 0):
+        items = _items(c, c.operands[name])
+        shape = [len(items)]
+        leaves = _scalar_leaves(items, shape)
+        if leaves is not None and items:
+            return _from_scalars(c, leaves, shape)
+        if items and all(isinstance(e, ArrayType) and e.ndim for _, e in items):
+            return _joined(c, items, "stack", 0)
     if c.out.ndim == 0 and (isinstance(t, ArrayType) or (
             isinstance(t, Static) and isinstance(t.value, (bool, int, float, np.generic)))):
         return c.assign(Loop(c.emitter, 0, c.where).operand(c.operands[name], c.out.dtype))
+    if isinstance(t, ListType) and t.elt is UNKNOWN:  # Numba cannot type an empty list
+        raise Unsupported(f"jnp.{c.op.name}([])")
     if isinstance(t, ListType) and not c.param("ndmin", 0):
         return _stack_list(c, c.text(name), t, 0)
     if not isinstance(t, ArrayType) or c.param("ndmin", 0):
