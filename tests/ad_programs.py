@@ -1,4 +1,6 @@
 """Programs whose derivatives the AD tests check against finite differences."""
+import functools
+
 import numpy as np
 
 import astjax.numpy as jnp
@@ -656,3 +658,19 @@ def accumulator_skips_its_first_trip(x, n):
             continue
         acc = acc + x * i
     return jnp.sum(acc)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0, 2))
+def applied_and_scaled(f, x, k):
+    return f(x) * k
+
+
+@applied_and_scaled.defjvp
+def _applied_and_scaled_jvp(f, k, primals, tangents):
+    """JAX's order: the nondiff arguments, then the others' primals and tangents."""
+    (x,), (t,) = primals, tangents
+    return f(x) * k, 10.0 * k * t  # not f's slope: the rule is what runs
+
+
+def uses_nondiff_argnums(x):
+    return jnp.sum(applied_and_scaled(jnp.sin, x, 2.0) * x)

@@ -570,6 +570,21 @@ def test_custom_jvp_rule_gets_zero_tangents_for_constants(x64):
     check_grads(P.scaled_by_a_constant, (np.array([-1.0, 0.3, 2.0]),), order=2)
 
 
+def test_custom_jvp_nondiff_argnums(x64):
+    """The rule gets the nondiff arguments first, as in JAX (it raised 'missing a
+    required argument'): d/dx sum(2 sin(x) x) by the rule is 2 sin x + 20 x."""
+    x = np.array([0.3, -0.7, 1.1])
+    want = 2.0 * np.sin(x) + 20.0 * x
+    np.testing.assert_allclose(grad(P.uses_nondiff_argnums)(x), want, rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(grad(P.uses_nondiff_argnums))(x), want, rtol=1e-12)
+    np.testing.assert_allclose(jvp(P.uses_nondiff_argnums, (x,), (np.ones(3),))[1],
+                               np.sum(want), rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(grad(P.uses_nondiff_argnums))(x[:, None]),
+                               want[:, None], rtol=1e-12)
+    np.testing.assert_allclose(hessian(P.uses_nondiff_argnums)(x),
+                               np.diag(2.0 * np.cos(x) + 20.0), rtol=1e-12)
+
+
 def test_second_derivatives_differentiate_the_rule_as_written(x64):
     """As in JAX: a derivative of a derivative differentiates the custom rule as written,
     its primal output included (the rules here are not the primal's derivative, so the

@@ -329,6 +329,26 @@ def test_scan_gradient(x64):
                 modes=("rev",))
 
 
+def scan_with_float16_ys(x):
+    def body(c, xi):
+        c = c + xi * x[0] * x[1]
+        return c, jnp.sin(c).astype(jnp.float16)
+    c, ys = lax.scan(body, 0.0 * x[0], jnp.arange(3.0))
+    return c + jnp.sum(ys.astype(jnp.float32))
+
+
+def test_vmap_of_grad_of_scan_whose_ys_have_their_own_dtype():
+    """The zero cotangent of the float16 ys stays a weak 0.0 where paths meet (a cast to
+    float16 made it a 0-d array: 'rank 1 on one path and rank 2 on another' under vmap)."""
+    xs = np.array([[0.1, 0.55, 1.0], [0.2, 1.1, 2.0]], np.float32)
+    got = astjax.vmap(astjax.grad(scan_with_float16_ys))(xs)
+    for x, g in zip(xs, got):
+        np.testing.assert_allclose(g, astjax.grad(scan_with_float16_ys)(x), rtol=1e-6)
+        slope = np.array([0.0, 1.0, 3.0])  # the carries are a * (0, 1, 3), a = x0 x1
+        da = 3.0 + np.sum(np.cos(x[0] * x[1] * slope) * slope)
+        np.testing.assert_allclose(g, [x[1] * da, x[0] * da, 0.0], rtol=2e-3)
+
+
 # --- select and dynamic slices ----------------------------------------------------------------
 
 def test_select():

@@ -108,6 +108,14 @@ class custom_jvp(_Custom):
         self.rule = jvp
         return jvp
 
+    def rule_call(self, params, tangents):
+        """Source calling the rule as JAX does: ``nondiff_argnums`` arguments first, then
+        the primals and the tangents of the others."""
+        fixed = [p for i, p in enumerate(params) if i in self.nondiff_argnums]
+        diff = [i for i in range(len(params)) if i not in self.nondiff_argnums]
+        return f"_rule({', '.join(fixed)}{', ' if fixed else ''}" \
+               f"{_tup([params[i] for i in diff])}, {_tup([tangents[i] for i in diff])})"
+
     def vjp_function(self, spec, into):
         from . import adlib
         from .api import _zeros_like_expr
@@ -119,16 +127,16 @@ class custom_jvp(_Custom):
         tangent_map = from_source(
             f"{spec.name}_tangent_map",
             f"def tangent_map({', '.join(params + tangents)}):\n"
-            f"    return _rule({_tup(params)}, {_tup(tangents)})[1]\n",
+            f"    return {self.rule_call(params, tangents)}[1]\n",
             {"_rule": self.rule}, spec.parsed)
         program = spec.program
         namespace = {"_map_vjp": None, "_primal": self.primal_function(spec), "_ajx": adlib}
         zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
         map_spec = program.specialize(tangent_map, spec.arg_types + spec.arg_types)
+        cts = ["None" if k in self.nondiff_argnums else f"r[1][{n + k}]" for k in range(n)]
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
-                  f"    return _primal({', '.join(params)}), "
-                  f"{_tup([f'r[1][{n + k}]' for k in range(n)])}\n")
+                  f"    return _primal({', '.join(params)}), {_tup(cts)}\n")
         namespace["_map_vjp"] = vjp_function(map_spec)
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
@@ -140,7 +148,7 @@ class custom_jvp(_Custom):
         params = [a.id for a in spec.fdef.args.args]
         namespace = {"_rule": self.rule, "_ajx": adlib}
         zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
-        return _cached_primal(spec, f"    return _rule({_tup(params)}, {_tup(zeros)})[0]\n",
+        return _cached_primal(spec, f"    return {self.rule_call(params, zeros)}[0]\n",
                               namespace)
 
     def jvp_function(self, spec, into):
@@ -154,7 +162,7 @@ class custom_jvp(_Custom):
             zeros = _zeros_like_expr(t, p, namespace)
             if zeros != "None":  # a constant's tangent (None here) reaches the rule as zeros
                 lines.append(f"    {t_p} = {zeros} if {t_p} is None else {t_p}")
-        lines.append(f"    return _rule({_tup(params)}, {_tup(tangents)})")
+        lines.append(f"    return {self.rule_call(params, tangents)}")
         return from_source(f"{spec.name}_jvp", "\n".join(lines) + "\n", namespace,
                            spec.parsed, into)
 
@@ -207,9 +215,13 @@ class BatchedCustomJvp:
     def __init__(self, custom, arg_bt):
         from ..batching.api import Vmapped
         axes = tuple(0 if b else None for b in arg_bt)
+        fixed = custom.nondiff_argnums
+        diff = tuple(a for i, a in enumerate(axes) if i not in fixed)
         self.batched = custom_jvp.__new__(custom_jvp)
+        self.batched.nondiff_argnums = fixed
         self.batched.fun = Vmapped(custom.fun, in_axes=axes)
-        self.batched.rule = Vmapped(custom.rule, in_axes=(axes, axes))
+        self.batched.rule = Vmapped(custom.rule,
+                                    in_axes=tuple(axes[i] for i in fixed) + (diff, diff))
 
     def vjp_function(self, spec, into):
         return self.batched.vjp_function(spec, into)

@@ -229,6 +229,8 @@ def _merge_casts(env, merged, where):
         have = env.get(name)
         if have is None or not isinstance(t, ArrayType) or not is_numeric(have):
             continue
+        if isinstance(have, Static) and type(have.value) is float and t.ndim:
+            continue  # a weak float (a zero cotangent) stays weak: cast, it would be 0-d
         if as_array_type(have).dtype != t.dtype:
             casts.append(cast_statement(name, name, t.dtype, where, t.ones, from_type=have))
     return casts
