@@ -420,3 +420,19 @@ def test_fold_in_bit_identical_to_the_python_backend(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     astjax.config.update("astjax_jit_backend", "python")
     np.testing.assert_array_equal(np.asarray(got), np.asarray(astjax.jit(folded)(key, x)))
+
+
+def unsigned_sign_and_transpose_varargs(u8, u32, x):
+    return jnp.sign(u8), jnp.sign(u32), x.transpose(1, 0, 2), x.transpose(2, 0, 1) * 2.0
+
+
+def test_unsigned_sign_and_transpose_with_axes_as_arguments(numba_backend):
+    """Found by fuzzing against JAX: np.sign of a uint8 scalar in Numba gave 255 for 200
+    (read as negative); x.transpose(1, 0, 2) raised a raw TypeError."""
+    u8 = np.array([0, 1, 2, 200, 255], np.uint8)
+    u32 = np.array([0, 3, 2 ** 31 + 5, 2 ** 32 - 1], np.uint32)
+    x = _normal(2, 3, 4)
+    got, compiled = _run(unsigned_sign_and_transpose_varargs, u8, u32, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.sign(u8), np.sign(u32), x.transpose(1, 0, 2), x.transpose(2, 0, 1) * 2.0))
+    assert got[0].dtype == np.uint8 and got[1].dtype == np.uint32

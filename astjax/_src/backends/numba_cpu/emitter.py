@@ -400,8 +400,10 @@ class NumbaEmitter(PythonEmitter):
         if name not in params:
             return default
         value = params[name]
-        t = anno.get(value, "type")
-        if not isinstance(t, Static):
+        types = [anno.get(v, "type") for v in value] if isinstance(value, tuple) else \
+            [anno.get(value, "type")]  # a tuple: *args (x.transpose(1, 0, 2))
+        if not all(isinstance(t, Static) for t in types):
             raise Unsupported(f"{anno.get(node, 'op').name}(): {name} computed at run time")
-        return t.value
+        values = tuple(t.value for t in types)
+        return values if isinstance(value, tuple) else values[0]
 

@@ -123,6 +123,8 @@ def _transpose(c):
     a = c.text("a") if "a" in c.operands else c.text("x")
     rank = _ndim(c.type("a") if "a" in c.operands else c.type("x"))
     axes = c.param("axes") if c.op.name == "transpose" else None
+    if c.op.name == "transpose" and c.param("more", ()):  # x.transpose(1, 0, 2)
+        axes = (axes,) + tuple(c.param("more"))
     if axes is None and c.op.name == "matrix_transpose":
         axes = tuple(range(rank - 2)) + (rank - 1, rank - 2)
     if rank <= 1:

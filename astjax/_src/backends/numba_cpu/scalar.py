@@ -81,6 +81,8 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         return f"_ml.power({args[0]}, {args[1]})"
     if name in _INFIX:
         text = f"({args[0]} {_INFIX[name]} {args[1]})"
+    elif name == "sign" and np.dtype(out_dtype).kind == "u":  # np.sign reads 255 as -1
+        text = f"({args[0]} > 0)"
     elif name in _NUMPY_UNARY:
         text = f"np.{name}({args[0]})"
     elif name in ("maximum", "minimum"):
