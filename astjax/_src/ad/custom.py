@@ -9,6 +9,10 @@ that calls the primal; the wrapper carries the rule, and reverse mode
   the tangents, so the vjp of ``v -> t_out`` (reverse mode over the user's
   rule, at v = 0) is ``J^T g``. Forward mode (``forward.forward_function``) calls
   the rule itself (``jvp_function``); a custom_vjp function has none there.
+
+Reverse mode's forward sweep takes a custom function's value from its rule
+(``primal_function``: the jvp rule's primal output, or fwd's), so a derivative of the
+derivative differentiates the rule as written, as JAX does.
 """
 import functools
 import inspect
@@ -177,7 +181,7 @@ class BatchedCustomVjp:
 
     def vjp_function(self, spec, into):
         from ..batching.api import Vmapped
-        fwd, bwd = self.custom.rule
+        bwd = self.custom.rule[1]
         params = [a.id for a in spec.fdef.args.args]
         fixed_at = self.custom.nondiff_argnums
         axes = tuple(0 if b else None for b in self.arg_bt)
