@@ -110,3 +110,22 @@ def test_weak_scalars_keep_array_dtype():
 def test_math_of_ints_is_float32():
     for got in (REGISTRY["sin"](np.arange(3, dtype=np.int32)), jit1(REGISTRY["sin"], np.arange(3, dtype=np.int32))):
         assert got.dtype == np.float32
+
+
+def _out_of_range_literals(u8, i8):
+    return u8 < -2, u8 + -2, i8 + 200, u8 * 256, jnp.maximum(u8, -1)
+
+
+def test_int_literals_out_of_the_arrays_range_wrap_as_in_jax():
+    """JAX converts a Python int the array's dtype cannot hold, wrapping (-2 is 254 for
+    uint8); NumPy compared by value (u8 < -2 was all False) or raised OverflowError.
+    Found by fuzzing against JAX."""
+    u8 = np.array([1, 2, 200, 255], np.uint8)
+    i8 = np.array([-100, 0, 5, 127], np.int8)
+    want = (u8 < np.uint8(254), u8 + np.uint8(254), i8 + np.int8(-56), u8 * np.uint8(0),
+            np.maximum(u8, np.uint8(255)))
+    for run in (_out_of_range_literals, astjax.jit(_out_of_range_literals),
+                astjax.vmap(_out_of_range_literals)):
+        for got, expected in zip(run(jnp.asarray(u8), jnp.asarray(i8)), want):
+            assert np.asarray(got).dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)

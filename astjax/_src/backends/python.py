@@ -12,6 +12,7 @@ import numpy as np
 
 from ..ir import anno, trees
 from ..ir.types import Static
+from ..ops.registry import int_out_of_range
 from .source import unparse
 
 _INDENT = "    "
@@ -148,8 +149,10 @@ class PythonEmitter:
             return captured
         t = anno.get(node, "type")
         dtype = anno.get(node, "typed_constant")
-        if dtype is not None:
-            return f"np.{dtype.name}({self.literal(t.value)})"
+        if dtype is not None:  # (an int literal out of dtype's range wraps, as in JAX)
+            value = np.asarray(t.value).astype(dtype).item() \
+                if int_out_of_range(t.value, dtype) else t.value
+            return f"np.{dtype.name}({self.literal(value)})"
         if isinstance(node, gast.Name) and not isinstance(t, Static):
             return node.id
         if isinstance(t, Static):

@@ -264,4 +264,16 @@ def operand_casts(op, operand_types, runtime_scalar):
                 casts[name] = dtype
     if not has_dynamic:
         casts.update({name: dtype for name in literals})
+    casts.update({name: dtype for name in literals if isinstance(operand_types[name], Static)
+                  and int_out_of_range(operand_types[name].value, dtype)})
     return casts
+
+
+def int_out_of_range(value, dtype):
+    """Whether ``value`` is a Python int the integer ``dtype`` cannot hold (``u8 < -2``):
+    JAX converts such a literal, wrapping (-2 is 254); NumPy compares by value, and
+    raises for ``u8 + -2``."""
+    if type(value) is not int or np.dtype(dtype).kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return not info.min <= value <= info.max

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes
 from ..config import config
 from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
-from ..ops.registry import operand_casts
+from ..ops.registry import int_out_of_range, operand_casts
 from . import profiling
 from .array import Array, committed_device, to_numpy_input
 from .dispatch import LeafRef, execute, flags, wrap_outputs
@@ -178,6 +178,11 @@ def _compute(op, operands, params):
     params = raw_params
     for name, dtype in casts.items():
         values[name] = _cast(values[name], dtype)
+    for name in op.promote:
+        if type(values.get(name)) is int and name not in casts:
+            target = op.promoted_dtype(types)
+            if target is not None and int_out_of_range(values[name], target[0]):
+                values[name] = np.asarray(values[name]).astype(target[0])[()]  # wraps
     for name, t in types.items():
         if not isinstance(t, SequenceType) or op.raw_python_scalars:
             continue
