@@ -177,7 +177,9 @@ class BatchedCustomVjp:
     does. An argument without it is shared by every example: its cotangent is summed."""
 
     def __init__(self, custom, arg_bt):
+        from ..batching.api import Vmapped
         self.custom, self.arg_bt = custom, tuple(arg_bt)
+        self.fwd = Vmapped(custom.rule[0], in_axes=tuple(0 if b else None for b in arg_bt))
 
     def vjp_function(self, spec, into):
         from ..batching.api import Vmapped
@@ -198,18 +200,14 @@ class BatchedCustomVjp:
                   f"    r = _fwd({', '.join(params)})\n"
                   f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
                   f"    return r[0], ({', '.join(cts)}{',' if len(params) == 1 else ''})\n")
-        namespace = {"_fwd": self.fwd(),
+        namespace = {"_fwd": self.fwd,
                      "_bwd": Vmapped(bwd, in_axes=tuple(axes[i] for i in fixed_at) + (0, 0)),
                      "_summed": _summed}
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
-    def fwd(self):
-        from ..batching.api import Vmapped
-        return Vmapped(self.custom.rule[0], in_axes=tuple(0 if b else None for b in self.arg_bt))
-
     def primal_function(self, spec):
         params = ", ".join(a.id for a in spec.fdef.args.args)
-        return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.fwd()})
+        return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.fwd})
 
 
 class BatchedCustomJvp:

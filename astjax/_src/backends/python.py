@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ir import anno, trees
 from ..ir.types import Static
-from ..ops.registry import int_out_of_range
+from ..ops.registry import wrapped_int
 from .source import unparse
 
 _INDENT = "    "
@@ -150,9 +150,7 @@ class PythonEmitter:
         t = anno.get(node, "type")
         dtype = anno.get(node, "typed_constant")
         if dtype is not None:  # (an int literal out of dtype's range wraps, as in JAX)
-            value = np.asarray(t.value).astype(dtype).item() \
-                if int_out_of_range(t.value, dtype) else t.value
-            return f"np.{dtype.name}({self.literal(value)})"
+            return f"np.{dtype.name}({self.literal(wrapped_int(t.value, dtype))})"
         if isinstance(node, gast.Name) and not isinstance(t, Static):
             return node.id
         if isinstance(t, Static):

@@ -277,3 +277,11 @@ def int_out_of_range(value, dtype):
         return False
     info = np.iinfo(dtype)
     return not info.min <= value <= info.max
+
+
+def wrapped_int(value, dtype):
+    """Python int ``value`` as JAX converts it to ``dtype``: wrapped into its range where
+    it does not fit (see int_out_of_range), else unchanged."""
+    if int_out_of_range(value, dtype):
+        return np.asarray(value).astype(dtype).item()
+    return value

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes
 from ..config import config
 from ..ir.types import ArrayType, SequenceType, as_array_type, type_of_value
-from ..ops.registry import int_out_of_range, operand_casts
+from ..ops.registry import operand_casts, wrapped_int
 from . import profiling
 from .array import Array, committed_device, to_numpy_input
 from .dispatch import LeafRef, execute, flags, wrap_outputs
@@ -143,7 +143,8 @@ config.on_change(lambda name, value: _TYPINGS.clear())  # x64 changes promotion
 
 
 def _typing(op, types, abstract_params, values):
-    """``op``'s output type and operand casts (``operand_casts``) for these operands.
+    """``op``'s output type, operand casts (``operand_casts``) for these operands, and the
+    integer dtype Python int literals are wrapped into (``wrapped_int``; None: none).
 
     Cached: a tiny op spends most of its time here otherwise (an eager ``x * y`` took
     47 us, JAX's 11 us). Keys that do not hash (slices, lists among params) are not."""
@@ -158,11 +159,14 @@ def _typing(op, types, abstract_params, values):
         return hit
     out_type = op.infer(types, abstract_params)
     casts = operand_casts(op, types, lambda n: dtypes.is_python_scalar(values[n]))
+    target = op.promoted_dtype(types) if any(
+        type(values.get(n)) is int for n in op.promote) else None
+    int_target = target[0] if target is not None and target[0].kind in "iu" else None
     if key is not None:
         if len(_TYPINGS) > 4096:
             _TYPINGS.clear()
-        _TYPINGS[key] = out_type, casts
-    return out_type, casts
+        _TYPINGS[key] = out_type, casts, int_target
+    return out_type, casts, int_target
 
 
 def _compute(op, operands, params):
@@ -173,16 +177,15 @@ def _compute(op, operands, params):
     types = {}
     for name, value in operands.items():
         types[name] = type_of_value(value if isinstance(value, Array) else values[name])
-    out_type, casts = _typing(op, types, {k: abstract_param(v) for k, v in params.items()},
-                              values)
+    out_type, casts, int_target = _typing(
+        op, types, {k: abstract_param(v) for k, v in params.items()}, values)
     params = raw_params
     for name, dtype in casts.items():
         values[name] = _cast(values[name], dtype)
-    for name in op.promote:
-        if type(values.get(name)) is int and name not in casts:
-            target = op.promoted_dtype(types)
-            if target is not None and int_out_of_range(values[name], target[0]):
-                values[name] = np.asarray(values[name]).astype(target[0])[()]  # wraps
+    if int_target is not None:
+        for name in op.promote:
+            if type(values.get(name)) is int and name not in casts:
+                values[name] = wrapped_int(values[name], int_target)
     for name, t in types.items():
         if not isinstance(t, SequenceType) or op.raw_python_scalars:
             continue
