@@ -335,6 +335,14 @@ def test_identity(x64):
     assert out.dtype == np.float64
     np.testing.assert_array_equal(out, np.identity(3))
     assert run("identity", 2, dtype=int).dtype == np.int64
+    assert run("eye", 2).dtype == np.float64
+    assert run("tri", 2).dtype == np.float32  # JAX's tri default, even with x64 on
+    assert run("tri", 2, dtype=float).dtype == np.float64
+    assert astjax.jit(tri_of)(2).dtype == np.float32
+
+
+def tri_of(n):
+    return jnp.tri(n, n + 1)
 
 
 def test_diag():

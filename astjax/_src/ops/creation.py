@@ -311,7 +311,15 @@ def _matrix_type(fn, N, M, k, dtype):
     dynamic_int = isinstance(k, ArrayType) and k.ndim == 0 and k.dtype.kind in "iu"
     if not (dynamic_int or _is_int(k)):
         raise ShapeError(f"{fn}(): k must be an integer, got {k!r}")
-    return ArrayType(_float_dtype(fn, dtype), (n_one, m_one), False)
+    return ArrayType(_matrix_dtype(fn, dtype), (n_one, m_one), False)
+
+
+def _matrix_dtype(fn, dtype):
+    """eye and identity default to the default float; tri to float32 even with x64 on, as
+    in JAX (jnp.tri's own comment calls it "a strange default")."""
+    if fn == "tri" and dtype is None:
+        return dtypes.float32
+    return _float_dtype(fn, dtype)
 
 
 def _matrix_args(N, M, k):
@@ -329,7 +337,7 @@ def identity(n, dtype=None):
 
 def tri(N, M=None, k=0, dtype=None):
     """Ones at and below diagonal ``k`` of an N x M matrix, zeros above."""
-    return np.tri(*_matrix_args(N, M, k), dtype=_float_dtype("tri", dtype))
+    return np.tri(*_matrix_args(N, M, k), dtype=_matrix_dtype("tri", dtype))
 
 
 Op("eye", eye, lambda N, M=None, k=0, dtype=None: _matrix_type("eye", N, M, k, dtype),
