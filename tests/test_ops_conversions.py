@@ -83,6 +83,17 @@ def test_float_to_int_saturates_in_compiled_code(numba_backend):
         np.testing.assert_array_equal(a, b)
 
 
+def _astype_300():
+    return jnp.astype(300, jnp.int8)
+
+
+def test_astype_of_a_python_int_wraps_as_in_jax():
+    """astype(-1, uint8) is 255 in JAX; eagerly it raised NumPy's OverflowError."""
+    out = run("astype", -1, jnp.uint8)
+    assert out.dtype == np.uint8 and int(out) == 255
+    assert int(astjax.jit(_astype_300)()) == 44
+
+
 def test_astype_errors():
     with pytest.raises(ShapeError, match="astype.*not understood"):
         jnp.astype(F32, "foo")

@@ -10,6 +10,7 @@ from astjax._src.ops import registry
 from astjax.test_util import check_grads
 
 from .op_checks import check as run
+from .test_numba_backend import _run
 
 
 def rule(name, *operand_types, **params):
@@ -217,6 +218,34 @@ def test_full_like():
     assert arr.dtype == np.float32 and not arr.weak_type
     np.testing.assert_array_equal(arr, [[1, 2, 3], [1, 2, 3]])
     assert run("full_like", F32, 1, dtype=bool, shape=4).dtype == np.bool_
+
+
+def fills(u8, f):
+    return (jnp.full_like(u8, -1), jnp.full_like(u8, 300), jnp.full(2, -1, jnp.uint8),
+            jnp.full_like(f, 200, dtype=jnp.int8), jnp.full(2, 2**31, jnp.int32),
+            jnp.full(2, -1.5, jnp.uint8), jnp.full(2, 1e10, jnp.uint8),
+            jnp.full(2, float("nan"), jnp.int32), jnp.full(2, True))
+
+
+# JAX 0.10.2: a Python int the dtype cannot hold wraps, floats convert as astype does
+_FILLS = ([255, 255, 255], [44, 44, 44], [255, 255], [-56, -56], [-2**31, -2**31], [0, 0],
+          [255, 255], [0, 0], [True, True])
+
+
+def test_fill_values_convert_as_in_jax():
+    """Found by fuzzing: full_like(uint8 zeros, -1) raised OverflowError (JAX gives 255),
+    full(2, -1.5, uint8) gave 255 (JAX: 0), full(2, True) was weak (JAX: bools never are)."""
+    args = jnp.zeros(3, jnp.uint8), jnp.zeros(2)
+    for outs in (fills(*args), astjax.jit(fills)(*args)):
+        for out, expected in zip(outs, _FILLS):
+            assert out.tolist() == expected and not out.weak_type
+        assert [o.dtype for o in outs[:4]] == [np.uint8] * 3 + [np.int8]
+
+
+def test_fill_values_convert_as_in_jax_numba(numba_backend):
+    got, compiled = _run(fills, jnp.zeros(3, jnp.uint8), jnp.zeros(2))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert [g.tolist() for g in got] == list(_FILLS)
 
 
 def test_like_x64(x64):

@@ -11,7 +11,7 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import (ArrayType, Static, as_array_type, broadcast_ones, is_numeric,
                         type_of_value)
-from .registry import NAMESPACE, Op, register_method, register_name
+from .registry import NAMESPACE, Op, register_method, register_name, wrapped_int
 
 
 # --- shared helpers ------------------------------------------------------------------------
@@ -73,7 +73,10 @@ def convert(x, dtype):
 
 def astype(x, dtype, *, copy=False):
     """Convert ``x`` to ``dtype`` (``copy`` is accepted for NumPy compatibility)."""
-    return convert(x, value_dtype(x) if dtype is None else user_dtype("astype", dtype))
+    dtype = value_dtype(x) if dtype is None else user_dtype("astype", dtype)
+    if type(x) is int:  # wraps, as in JAX: astype(-1, uint8) is 255
+        x = wrapped_int(x, dtype)
+    return convert(x, dtype)
 
 
 def _astype_rule(x, dtype, *, copy=False):

@@ -15,7 +15,7 @@ from ..errors import ShapeError
 from ..ir.types import (UNKNOWN, ArrayType, ListType, SequenceType, Static, broadcast_ones,
                         is_numeric, type_of_value)
 from .conversions import array_operand, convert, user_dtype, value_dtype
-from .registry import Op, register_alias, register_method, register_name
+from .registry import Op, register_alias, register_method, register_name, wrapped_int
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -149,7 +149,15 @@ def _check_fill_rank(fn, fill, ones):
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value`` (broadcast if it is an array)."""
     out = value_dtype(fill_value) if dtype is None else user_dtype("full", dtype)
-    return np.full(_concrete_shape(shape), fill_value, dtype=out)
+    return _filled(_concrete_shape(shape), fill_value, out)
+
+
+def _filled(shape, fill_value, dtype):
+    """np.full, converting ``fill_value`` as JAX does: a Python int the integer ``dtype``
+    cannot hold wraps (full_like(u8, -1) is 255), floats become integers as astype does."""
+    if type(fill_value) is int:
+        fill_value = wrapped_int(fill_value, dtype)
+    return np.full(shape, convert(fill_value, dtype), dtype=dtype)
 
 
 def _full_rule(shape, fill_value, dtype=None):
@@ -158,7 +166,7 @@ def _full_rule(shape, fill_value, dtype=None):
     _check_fill_rank("full", fill, ones)
     if dtype is not None:
         return ArrayType(user_dtype("full", dtype), ones, False)
-    return ArrayType(fill.dtype, ones, fill.weak)
+    return ArrayType(fill.dtype, ones, fill.weak and fill.dtype != dtypes.bool_)  # as in JAX
 
 
 Op("full", full, _full_rule, operands=("fill_value",), static=("dtype",), aliases=(np.full,),
@@ -176,7 +184,7 @@ def _like_type(fn, a, dtype, shape):
 
 def _like(fn, a, dtype, shape, fill):
     out = value_dtype(a) if dtype is None else user_dtype(fn, dtype)
-    return np.full(np.shape(a) if shape is None else _concrete_shape(shape), fill, dtype=out)
+    return _filled(np.shape(a) if shape is None else _concrete_shape(shape), fill, out)
 
 
 def zeros_like(a, dtype=None, shape=None):

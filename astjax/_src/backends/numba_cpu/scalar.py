@@ -6,6 +6,9 @@ results whose Numba type could differ from the op's dtype are cast back.
 """
 import numpy as np
 
+from ...ops.conversions import convert
+from ...ops.registry import wrapped_int
+
 # ops whose Numba result already has the operands' dtype for float operands
 _FLOAT_EXACT = {"add", "subtract", "multiply", "true_divide", "negative", "positive", "abs",
                 "square", "reciprocal", "maximum", "minimum", "where", "sqrt", "exp", "log",
@@ -30,8 +33,9 @@ def typed_literal(value, dtype):
         return repr(bool(value))
     if isinstance(value, np.generic):
         value = value.item()
-    if dtype.kind in "iu":
-        value = int(value)
+    if dtype.kind in "iu":  # as JAX converts: -1 to uint8 wraps to 255, floats saturate
+        value = wrapped_int(int(value), dtype) if isinstance(value, (int, np.integer)) \
+            else convert(value, dtype).item()
     if isinstance(value, float) and not np.isfinite(value):
         text = "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
     else:
