@@ -129,3 +129,38 @@ def test_int_literals_out_of_the_arrays_range_wrap_as_in_jax():
         for got, expected in zip(run(jnp.asarray(u8), jnp.asarray(i8)), want):
             assert np.asarray(got).dtype == expected.dtype
             np.testing.assert_array_equal(got, expected)
+
+
+def _bool_operands(b, c, i8):
+    return (b // c, b % c, b ** c, b ** 2, 2 ** b, jnp.square(b), b << c, b >> 1, i8 << b,
+            5 // c)
+
+
+# JAX 0.10.2 (promote_args_numeric): bools compute as int32, with x64 on too; a weak Python
+# int makes the result the weak default int, except b ** 2 (integer_pow: x's own dtype)
+# and 2 ** b (an integer power is strong)
+_BOOL_OPERANDS = [("int32", False, [1, 0, 1]), ("int32", False, [0, 0, 0]),
+                  ("int32", False, [1, 0, 1]), ("int32", False, [1, 0, 1]),
+                  ("int", False, [2, 1, 2]), ("int32", False, [1, 0, 1]),
+                  ("int32", False, [2, 0, 2]), ("int", True, [0, 0, 0]),
+                  ("int8", False, [2, -2, 6]), ("int", True, [5, 5, 5])]
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_bool_operands_of_integer_ops_compute_as_int32(wide, request):
+    """Found by fuzzing against JAX: b // b, b % b and b ** b stayed bool, shifts of bools
+    gave int8 and jnp.square(b) bool."""
+    if wide:
+        request.getfixturevalue("x64")
+    b, c = jnp.array([True, False, True]), jnp.array([True, True, True])
+    i8 = jnp.array([1, -2, 3], jnp.int8)
+    default_int = "int64" if wide else "int32"
+    for run in (_bool_operands, astjax.jit(_bool_operands), astjax.vmap(_bool_operands)):
+        for got, (dtype, weak, values) in zip(run(b, c, i8), _BOOL_OPERANDS):
+            assert got.dtype == (default_int if dtype == "int" else dtype)
+            assert got.tolist() == values
+            if run is _bool_operands:  # (compiled results are never weak)
+                assert got.weak_type == weak
+    with pytest.raises(TypeError, match="boolean"):
+        jnp.sign(b)  # as JAX
+    assert jnp.positive(b).dtype == np.bool_

@@ -4,8 +4,8 @@ fma, argsort.
 Shifts follow XLA (and so JAX), not C: a shift by the bit width or more gives 0
 (``right_shift`` of a negative signed value gives -1), where NumPy's result is
 platform-defined. ``right_shift`` of an unsigned integer is a logical shift, as
-``lax.shift_right_logical``; of a signed one, arithmetic. Booleans shift as int8,
-as in JAX. None of these ops is differentiable.
+``lax.shift_right_logical``; of a signed one, arithmetic. Booleans shift as int32,
+as in JAX (its promote_args_numeric). None of these ops is differentiable.
 """
 import numpy as np
 
@@ -18,12 +18,10 @@ from .shape import normalize_axis
 
 
 def _shift_operands(x, y):
-    """Both operands in the promoted dtype (booleans shift as int8). NumPy, like XLA,
-    gives 0 (or -1 for a negative signed value shifted right) for amounts outside
+    """Both operands in the promoted dtype (bools were cast to int32 before). NumPy, like
+    XLA, gives 0 (or -1 for a negative signed value shifted right) for amounts outside
     [0, bits); a Python int amount is checked here since it cannot be cast first."""
     dtype = np.result_type(x, y)  # NEP 50: a Python int takes the array's dtype
-    if dtype == np.bool_:
-        dtype = np.dtype(np.int8)
     x = np.asarray(x).astype(dtype, copy=False)
     if isinstance(y, (int, np.integer)) and not isinstance(y, bool):
         big = not 0 <= int(y) < dtype.itemsize * 8
@@ -45,14 +43,10 @@ def _right_shift(x, y):
     return np.asarray(np.right_shift(x, y)).astype(dtype, copy=False)  # big: bits-1 fills
 
 
-def _shifted_dtype(dtype):
-    return np.dtype(np.int8) if dtype == np.bool_ else dtype
-
-
-left_shift = elementwise("left_shift", _left_shift, nin=2, out_dtype=_shifted_dtype,
+left_shift = elementwise("left_shift", _left_shift, nin=2, numeric=True,
                          dtype_check=_int_or_bool, differentiable=False,
                          aliases=(np.left_shift,))
-right_shift = elementwise("right_shift", _right_shift, nin=2, out_dtype=_shifted_dtype,
+right_shift = elementwise("right_shift", _right_shift, nin=2, numeric=True,
                           dtype_check=_int_or_bool, differentiable=False,
                           aliases=(np.right_shift,))
 left_shift.numpy_reference = np.left_shift

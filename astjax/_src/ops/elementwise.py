@@ -6,6 +6,7 @@ import numpy as np
 import scipy.special
 
 from ..errors import ShapeError
+from ..ir.types import as_array_type, is_numeric
 from .registry import elementwise, register_method, register_name
 
 
@@ -32,22 +33,41 @@ multiply = elementwise("multiply", np.multiply, nin=2, infix="*",
                        aliases=(np.multiply, operator.mul))
 true_divide = elementwise("true_divide", np.true_divide, nin=2, infix="/", inexact=True,
                           aliases=(np.true_divide, operator.truediv))
-floor_divide = elementwise("floor_divide", np.floor_divide, nin=2, infix="//",
+# numeric=True: bool operands compute as int32 (bool // bool is int32 in JAX)
+floor_divide = elementwise("floor_divide", np.floor_divide, nin=2, infix="//", numeric=True,
                            dtype_check=_no_complex, aliases=(np.floor_divide, operator.floordiv))
-remainder = elementwise("remainder", np.remainder, nin=2, infix="%", dtype_check=_no_complex,
-                        aliases=(np.remainder, np.mod, operator.mod))
-power = elementwise("power", np.power, nin=2, infix="**", aliases=(np.power, operator.pow, math.pow))
+remainder = elementwise("remainder", np.remainder, nin=2, infix="%", numeric=True,
+                        dtype_check=_no_complex, aliases=(np.remainder, np.mod, operator.mod))
+power = elementwise("power", np.power, nin=2, infix="**", numeric=True,
+                    aliases=(np.power, operator.pow, math.pow))
+
+
+def _integer_exponent(types, dtype, weak):
+    """``x ** 2`` with a Python int exponent computes in x's dtype (JAX's integer_pow), so a
+    bool ``x`` gives a strong int32 where promotion with the weak 2 gives a weak int. Other
+    integer powers are strong in JAX (``2 ** bool_array`` too)."""
+    x, y = types.get("x"), types.get("y")
+    if x is None or y is None or not (is_numeric(x) and is_numeric(y)):
+        return dtype, weak
+    x, y = as_array_type(x), as_array_type(y)
+    if y.weak and y.ndim == 0 and y.dtype.kind in "iu":
+        return (np.dtype(np.int32), False) if x.dtype == np.bool_ else (dtype, weak)
+    return dtype, weak and dtype.kind not in "iu"
+
+
+power.adjust_promotion = _integer_exponent
 maximum = elementwise("maximum", np.maximum, nin=2, aliases=(np.maximum,))
 minimum = elementwise("minimum", np.minimum, nin=2, aliases=(np.minimum,))
 arctan2 = elementwise("arctan2", np.arctan2, nin=2, inexact=True, aliases=(np.arctan2, math.atan2))
 
 negative = elementwise("negative", np.negative, dtype_check=_no_bool,
                        aliases=(np.negative, operator.neg))
-positive = elementwise("positive", np.positive, aliases=(np.positive, operator.pos))
+positive = elementwise("positive", lambda x: x if np.asarray(x).dtype == np.bool_ else
+                       np.positive(x), aliases=(np.positive, operator.pos))  # +bool: bool
 absolute = elementwise("abs", np.absolute, aliases=(np.absolute, np.abs, abs),
                        out_dtype=lambda d: np.abs(np.zeros((), d)).dtype)
-sign = elementwise("sign", np.sign, aliases=(np.sign,))
-square = elementwise("square", np.square, aliases=(np.square,))
+sign = elementwise("sign", np.sign, dtype_check=_no_bool, aliases=(np.sign,))
+square = elementwise("square", np.square, numeric=True, aliases=(np.square,))
 reciprocal = elementwise("reciprocal", lambda x: np.reciprocal(x), inexact=True,
                          aliases=(np.reciprocal,))
 

@@ -39,7 +39,7 @@ _OBJECTS = []        # keep aliased objects alive so ids stay unique
 
 class Op:
     def __init__(self, name, impl, abstract_eval, *, operands=None, static=(), promote=None,
-                 inexact=False, differentiable=True, infix=None, aliases=(),
+                 inexact=False, numeric=False, differentiable=True, infix=None, aliases=(),
                  raw_python_scalars=False):
         self.name = name
         self.impl = impl
@@ -51,6 +51,8 @@ class Op:
         # names of operands promoted to one common dtype before impl (JAX's promote_args)
         self.promote = tuple(promote) if promote is not None else ()
         self.inexact = inexact          # promoted dtype is then made inexact (sin of an int)
+        self.numeric = numeric          # a promoted bool becomes int32 (JAX's promote_args_numeric)
+        self.adjust_promotion = None    # (operand types, dtype, weak) -> (dtype, weak): power's
         self.differentiable = differentiable
         self.infix = infix              # shown as `a + b` in generated source
         self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
@@ -133,6 +135,10 @@ class Op:
         dtype, weak = dtypes.promote_types(*typed)
         if self.inexact:
             dtype, weak = dtypes.to_inexact(dtype, weak)
+        elif self.numeric and dtype == dtypes.bool_:  # bool // bool is int32, even with x64
+            dtype = dtypes.int32
+        if self.adjust_promotion is not None:
+            dtype, weak = self.adjust_promotion(operand_types, dtype, weak)
         return dtype, weak
 
     def infer(self, operand_types, params):
@@ -207,8 +213,8 @@ def elementwise_rule(out_dtype=None):
     return rule
 
 
-def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(), infix=None,
-                differentiable=True, dtype_check=None):
+def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, numeric=False, aliases=(),
+                infix=None, differentiable=True, dtype_check=None):
     """Register an elementwise op taking ``nin`` array operands and no params."""
     argnames = ["x", "y", "z"][:nin]
     src = f"def {name}({', '.join(argnames)}): return _impl({', '.join(argnames)})"
@@ -226,7 +232,7 @@ def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, aliases=(),
 
     rule = elementwise_rule(out_dtype)
     op = Op(name, wrapper, abstract_eval, operands=argnames, promote=argnames, inexact=inexact,
-            differentiable=differentiable, infix=infix, aliases=aliases)
+            numeric=numeric, differentiable=differentiable, infix=infix, aliases=aliases)
     op.family = "elementwise"  # registry-driven tests and, later, batching rules use this
     op.numpy_reference = impl
     return op
