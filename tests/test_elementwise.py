@@ -164,3 +164,69 @@ def test_bool_operands_of_integer_ops_compute_as_int32(wide, request):
     with pytest.raises(TypeError, match="boolean"):
         jnp.sign(b)  # as JAX
     assert jnp.positive(b).dtype == np.bool_
+
+
+def _integer_powers(x, y, i8, j8):
+    return x ** y, 2 ** y, i8 ** j8, x ** 64, jnp.power(x, y[0])
+
+
+def _negative_literal_power(x):
+    return x ** -1
+
+
+# JAX 0.10.2 under jit: an integer power by an array keeps the exponent's low 6 bits
+# (_pow_int_int: 3 ** -1 is 3 ** 63 wrapped, 3 ** 64 is 1, 0 ** 64 is 0); by a Python int
+# it is exact (integer_pow: 3 ** 64 wrapped), and a negative one is an error
+_X = [2, 3, 1, -1, 0, 0, -2, 3, 2, 0, 5, -3]
+_Y = [-1, 2, -1, -1, -1, 0, -3, 64, 65, 64, -2, 63]
+_INTEGER_POWERS = (
+    [0, 9, 1, -1, 0, 1, 0, 1, 2, 0, -558738647, -2111105451],
+    [0, 4, 0, 0, 0, 1, 0, 1, 2, 1, 0, 0], [0, -117, 1],
+    [0, 2038349057, 1, 1, 0, 0, 0, 2038349057, 0, 0, -1083564287, 2038349057],
+    [0, 2111105451, 1, -1, 0, 0, 0, 2111105451, 0, 0, 1501274061, -2111105451])
+
+
+def _integer_power_args():
+    return (jnp.array(_X), jnp.array(_Y), jnp.array([2, 3, 0], jnp.int8),
+            jnp.array([-1, 7, 0], jnp.int8))
+
+
+def test_integer_powers_by_negative_or_large_exponents_as_in_jax():
+    """Found by fuzzing: jnp.array([2, 3]) ** jnp.array([-1, 2]) raised NumPy's 'Integers
+    to negative integer powers are not allowed' eagerly and on the python backend."""
+    for run in (_integer_powers, astjax.jit(_integer_powers)):
+        assert [r.tolist() for r in run(*_integer_power_args())] == list(_INTEGER_POWERS)
+    for run in (_negative_literal_power, astjax.jit(_negative_literal_power)):
+        with pytest.raises(TypeError, match="negative power"):
+            run(jnp.array([2, 3]))
+
+
+def test_integer_powers_numba(numba_backend):
+    jitted = astjax.jit(_integer_powers)
+    got = jitted(*_integer_power_args())
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert [r.tolist() for r in got] == list(_INTEGER_POWERS)
+
+
+def _signed_zeros(x, half):
+    return x ** 0.5, x ** half, jnp.sign(x), jnp.maximum(x, -x), jnp.minimum(x, -x), \
+        jnp.clip(x, 0.0, 1.0)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (-1.) ** 0.5
+def test_float_powers_signs_and_extrema_of_signed_zeros_as_in_jax():
+    """NumPy's x ** 0.5 is sqrt: (-inf) ** 0.5 gave nan (C's pow and JAX: inf) and
+    (-0.) ** 0.5 gave -0.; np.sign(-0.) is 0. (JAX: -0.); np.maximum(-0., 0.) is
+    whichever operand NumPy's loop picks (JAX: +0. beats -0. in maximum, -0. in minimum)."""
+    x = jnp.array([-np.inf, np.inf, -0.0, 0.0, -1.0, 4.0])
+    for run in (_signed_zeros, astjax.jit(_signed_zeros)):
+        root, root_by_array, sign, big, small, clipped = (
+            np.asarray(r) for r in run(x, jnp.float32(0.5)))
+        for r in (root, root_by_array):
+            np.testing.assert_array_equal(r, [np.inf, np.inf, 0.0, 0.0, np.nan, 2.0])
+            assert not np.signbit(r[2])
+        np.testing.assert_array_equal(np.signbit(sign), [True, False, True, False, True, False])
+        np.testing.assert_array_equal(np.signbit(big), [False] * 6)       # +0. at x = -0., 0.
+        np.testing.assert_array_equal(np.signbit(small), [True] * 6)
+        np.testing.assert_array_equal(np.signbit(clipped), [False] * 6)   # maximum(0., -0.)

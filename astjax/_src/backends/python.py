@@ -280,7 +280,8 @@ class PythonEmitter:
     def op_call(self, node, op):
         operands = anno.get(node, "operand_nodes")
         params = anno.get(node, "param_nodes")
-        if op.infix and len(operands) == 2:
+        if op.infix and len(operands) == 2 and (op.infix_when is None or op.infix_when(
+                {n: anno.get(v, "type") for n, v in operands.items()})):
             a, b = (self.atom(operands[n]) for n in op.operands)
             return f"{a} {op.infix} {b}"
         if op.name == "getitem" and "index" in params:

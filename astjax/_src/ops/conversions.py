@@ -11,6 +11,7 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import (ArrayType, Static, as_array_type, broadcast_ones, is_numeric,
                         type_of_value)
+from .elementwise import signed_zero_maximum, signed_zero_minimum
 from .registry import NAMESPACE, Op, register_method, register_name, wrapped_int
 
 
@@ -121,9 +122,9 @@ def clip(arr, min=None, max=None, *, a_min=None, a_max=None, out=None):
     upper = a_max if max is None else max
     out = arr
     if lower is not None:  # maximum(min, arr) then minimum(max, arr), in JAX's order
-        out = np.maximum(lower, out)
+        out = signed_zero_maximum(lower, out)
     if upper is not None:
-        out = np.minimum(upper, out)
+        out = signed_zero_minimum(upper, out)
     return out
 
 

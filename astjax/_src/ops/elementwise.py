@@ -6,7 +6,7 @@ import numpy as np
 import scipy.special
 
 from ..errors import ShapeError
-from ..ir.types import as_array_type, is_numeric
+from ..ir.types import Static, as_array_type, is_numeric
 from .registry import elementwise, register_method, register_name
 
 
@@ -38,8 +38,49 @@ floor_divide = elementwise("floor_divide", np.floor_divide, nin=2, infix="//", n
                            dtype_check=_no_complex, aliases=(np.floor_divide, operator.floordiv))
 remainder = elementwise("remainder", np.remainder, nin=2, infix="%", numeric=True,
                         dtype_check=_no_complex, aliases=(np.remainder, np.mod, operator.mod))
-power = elementwise("power", np.power, nin=2, infix="**", numeric=True,
+def _power(x, y):
+    """x ** y as JAX computes it, where NumPy differs. Integers: a Python int exponent
+    (JAX's integer_pow) must not be negative; an array exponent keeps only its low 6 bits
+    and 0 ** y is 0 for y != 0 (JAX's _pow_int_int: 2 ** -1 is 0, 3 ** -1 is 3 ** 63
+    wrapped, 3 ** 64 is 1), where NumPy raises for negative exponents. Floats: NumPy's
+    x ** 0.5 is sqrt, so (-inf) ** 0.5 gave nan and (-0.) ** 0.5 gave -0. (C's pow, and
+    JAX: inf and 0.)."""
+    dtype = np.result_type(x, y)
+    if dtype.kind in "iu":
+        if type(y) is int or type(y) is bool:
+            _check_exponent(y)
+            return np.power(x, y)
+        x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+        out = np.power(x, y & dtype.type(63))
+        return np.where((x == 0) & (y != 0), dtype.type(0), out) if (x == 0).any() else out
+    out = np.power(x, y)
+    if dtype.kind == "f" and np.ndim(y) == 0 and y == 0.5:
+        out = np.where(np.isneginf(x), np.inf, out) + dtype.type(0)  # + 0 makes -0. 0.
+    return out
+
+
+def _check_exponent(y):
+    if y < 0:
+        raise ShapeError(f"power(): integers cannot be raised to a negative power ({y}), as "
+                         f"in JAX; make the base a float (x.astype(float) ** {y})")
+
+
+power = elementwise("power", _power, nin=2, infix="**", numeric=True,
                     aliases=(np.power, operator.pow, math.pow))
+power.numpy_reference = np.power
+_power_rule = power.abstract_eval
+
+
+def _power_abstract_eval(x, y):
+    exponent = y.value if isinstance(y, Static) else None
+    if type(exponent) is int and power.promoted_dtype({"x": x, "y": y})[0].kind in "iu":
+        _check_exponent(exponent)  # (eagerly, where it is a weak int type, impl checks)
+    return _power_rule(x=x, y=y)
+
+
+power.abstract_eval = _power_abstract_eval
+# generated code may print x ** c only for a constant c whose NumPy power is _power's
+power.infix_when = lambda types: isinstance(types["y"], Static) and types["y"].value != 0.5
 
 
 def _integer_exponent(types, dtype, weak):
@@ -56,8 +97,32 @@ def _integer_exponent(types, dtype, weak):
 
 
 power.adjust_promotion = _integer_exponent
-maximum = elementwise("maximum", np.maximum, nin=2, aliases=(np.maximum,))
-minimum = elementwise("minimum", np.minimum, nin=2, aliases=(np.minimum,))
+def signed_zero_maximum(x, y):
+    """np.maximum, with JAX's signed zeros: +0. beats -0. (NumPy returns either)."""
+    return _signed_zeros(np.maximum(x, y), x, y, np.logical_and)
+
+
+def signed_zero_minimum(x, y):
+    """np.minimum, with JAX's signed zeros: -0. beats +0."""
+    return _signed_zeros(np.minimum(x, y), x, y, np.logical_or)
+
+
+def _signed_zeros(out, x, y, negative_when):
+    """``out`` with a zero result negative where ``negative_when(signbit(x), signbit(y))``
+    (a zero maximum is -0. only when both operands are negative or -0.)."""
+    if np.result_type(out).kind != "f":
+        return out
+    zero = out == 0
+    if not np.any(zero):
+        return out
+    magnitude = np.abs(out)
+    fixed = np.where(negative_when(np.signbit(x), np.signbit(y)), -magnitude, magnitude)
+    return np.where(zero, fixed, out)
+
+
+maximum = elementwise("maximum", signed_zero_maximum, nin=2, aliases=(np.maximum,))
+minimum = elementwise("minimum", signed_zero_minimum, nin=2, aliases=(np.minimum,))
+maximum.numpy_reference, minimum.numpy_reference = np.maximum, np.minimum
 arctan2 = elementwise("arctan2", np.arctan2, nin=2, inexact=True, aliases=(np.arctan2, math.atan2))
 
 negative = elementwise("negative", np.negative, dtype_check=_no_bool,
@@ -66,7 +131,14 @@ positive = elementwise("positive", lambda x: x if np.asarray(x).dtype == np.bool
                        np.positive(x), aliases=(np.positive, operator.pos))  # +bool: bool
 absolute = elementwise("abs", np.absolute, aliases=(np.absolute, np.abs, abs),
                        out_dtype=lambda d: np.abs(np.zeros((), d)).dtype)
-sign = elementwise("sign", np.sign, dtype_check=_no_bool, aliases=(np.sign,))
+def _sign(x):
+    """np.sign, except that sign(-0.) is -0. as in JAX (NumPy: 0.)."""
+    out = np.sign(x)
+    return np.copysign(out, x) if np.result_type(out).kind == "f" else out
+
+
+sign = elementwise("sign", _sign, dtype_check=_no_bool, aliases=(np.sign,))
+sign.numpy_reference = np.sign
 square = elementwise("square", np.square, numeric=True, aliases=(np.square,))
 reciprocal = elementwise("reciprocal", lambda x: np.reciprocal(x), inexact=True,
                          aliases=(np.reciprocal,))

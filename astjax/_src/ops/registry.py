@@ -55,6 +55,7 @@ class Op:
         self.adjust_promotion = None    # (operand types, dtype, weak) -> (dtype, weak): power's
         self.differentiable = differentiable
         self.infix = infix              # shown as `a + b` in generated source
+        self.infix_when = None          # else: operand types -> whether NumPy's `a op b` is impl
         self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
         self.family = None              # "elementwise" for ops made by elementwise()
         # impl types Python numbers itself (jnp.array([x16, 3.0]) keeps float16): no casts

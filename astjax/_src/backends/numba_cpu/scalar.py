@@ -4,6 +4,8 @@ Numba types scalar arithmetic like NumPy's old value-based rules
 (``float32 * 2.0`` and ``int32 + int32`` widen), so constants are typed and
 results whose Numba type could differ from the op's dtype are cast back.
 """
+import re
+
 import numpy as np
 
 from ...ops.conversions import convert
@@ -41,6 +43,11 @@ def typed_literal(value, dtype):
     else:
         text = repr(value)
     return f"np.{dtype.name}({text})"
+
+
+def _is_literal(text):
+    """Whether scalar source ``text`` is a constant that typed_literal wrote."""
+    return re.fullmatch(r"np\.\w+\([-\w.+']+\)|True|False", text) is not None
 
 
 def cast(text, from_dtype, to_dtype):
@@ -83,6 +90,12 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         return f"np.{np.dtype(out_dtype).name}({args[0]} * {args[1]} + {args[2]})"
     if name == "power" and real_float:
         return f"_ml.power({args[0]}, {args[1]})"
+    if name == "power" and np.dtype(out_dtype).kind in "iu" and not _is_literal(args[1]):
+        # an integer power by an array: JAX's _pow_int_int reads the exponent's low 6
+        # bits, and 0 ** y is 0 for y != 0 (ops/elementwise._power)
+        x, y = args
+        return (f"np.{np.dtype(out_dtype).name}(0 if {x} == 0 and {y} != 0 "
+                f"else {x} ** ({y} & 63))")
     if name in _INFIX:
         text = f"({args[0]} {_INFIX[name]} {args[1]})"
     elif name == "sign" and np.dtype(out_dtype).kind == "u":  # np.sign reads 255 as -1
