@@ -279,7 +279,7 @@ class NumbaEmitter(PythonEmitter):
             name = s.targets[0].id
             if name in self.tapes and isinstance(s.value, gast.List):
                 dtype, count = self.tapes[name]
-                return [f"{name} = np.empty(16, np.{dtype.name})", f"{count} = 0"]
+                return [f"{name} = _rt.empty(16, np.{dtype.name})", f"{count} = 0"]
             value = s.value
             if anno.get(value, "list_pop") and value.func.value.id in self.tapes:
                 tape = value.func.value.id

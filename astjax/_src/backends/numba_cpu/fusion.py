@@ -491,7 +491,7 @@ class Loop:
         the loop still reads the old ``target``. Returns (name, allocation, rebinding)."""
         out = target if target not in self.leaves and target not in self.shape_only \
             else self.emitter.names.fresh(f"{target}_new")
-        allocation = f"{out} = np.empty({tuple_source(sizes)}, np.{np.dtype(dtype).name})"
+        allocation = f"{out} = _rt.empty({tuple_source(sizes)}, np.{np.dtype(dtype).name})"
         return out, allocation, [f"{target} = {out}"] if out != target else []
 
     def elementwise(self, target, out_type, expr, donated=None):
@@ -606,14 +606,14 @@ def reduction(emitter, target, node, out_type, where):
         if name == "mean":
             result = f"np.{out_dtype.name}({acc} / {count})"
         if keepdims:
-            lines.append(f"{target} = np.full({tuple_source(['1'] * rank)}, {result})")
+            lines.append(f"{target} = _rt.full({tuple_source(['1'] * rank)}, {result})")
         else:
             lines.append(f"{target} = {result}")
         return lines
     out_shape = [("1" if d in axes else sizes[d]) for d in range(rank)] if keepdims \
         else [sizes[d] for d in kept]
     out = target if target not in loop.leaves else emitter.names.fresh(f"{target}_new")
-    lines.append(f"{out} = np.full({tuple_source(out_shape)}, {_identity(name, acc_dtype)})")
+    lines.append(f"{out} = _rt.full({tuple_source(out_shape)}, {_identity(name, acc_dtype)})")
     at = ", ".join(("0" if d in axes else idx[d]) for d in range(rank)) if keepdims \
         else ", ".join(idx[d] for d in kept)
     lines += loop.nest(sizes, idx, [f"{out}[{at}] = {_combine(name, f'{out}[{at}]', value, acc_dtype)}"])

@@ -298,7 +298,7 @@ def gather(c, x, x_type, index_items):
     loops = len(plan.dims) - tail
     out = names.fresh("gathered")
     lines = [f"# {x}[...] with an index array: a loop per output dim"] + plan.lines
-    lines.append(f"{out} = np.empty({tuple_source(plan.sizes)}, np.{x_type.dtype.name})")
+    lines.append(f"{out} = _rt.empty({tuple_source(plan.sizes)}, np.{x_type.dtype.name})")
     body = []
     at = plan.view_index(lines, body, skip=tail)
     target = ", ".join(plan.idx[:loops])

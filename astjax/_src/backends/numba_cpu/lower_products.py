@@ -156,13 +156,13 @@ def _prepared(c, op, order, shape, dtype, batched):
     in_order = live == sorted(live)
     # (np.ascontiguousarray returns a contiguous array itself: Numba's np.dot wants one)
     if in_order and op.type.ndim == len(shape):  # already the matrix or vector np.dot takes
-        return f"np.ascontiguousarray({text})"
+        return f"_rt.ascontiguousarray({text})"
     if not batched and op.type.ndim == len(shape) == 2:
-        return f"np.ascontiguousarray({text}).T"  # BLAS reads the transposed layout
+        return f"_rt.ascontiguousarray({text}).T"  # BLAS reads the transposed layout
     if not in_order:
         perm = [d for d, one in enumerate(op.type.ones) if one] + live
-        text = f"np.transpose({text}, {tuple_source(map(str, perm))})"
-    return f"np.ascontiguousarray({text}).reshape({tuple_source(shape)})"
+        text = f"_rt.transpose({text}, {tuple_source(map(str, perm))})"
+    return f"_rt.ascontiguousarray({text}).reshape({tuple_source(shape)})"
 
 
 def _blas(c, operands, out_labels, size, plan, what):
@@ -192,15 +192,15 @@ def _blas(c, operands, out_labels, size, plan, what):
         i = names.fresh("i")
         r_shape = [nb] + ([group["m"]] if free_a else []) + ([group["n"]] if free_b else [])
         lines.append(f"{nb} = {group['batch']}")
-        lines.append(f"{r} = np.empty({tuple_source(r_shape)}, np.{dtype.name})")
+        lines.append(f"{r} = _rt.empty({tuple_source(r_shape)}, np.{dtype.name})")
         if c.emitter.parallel and (free_a or free_b):
             lines.append(f"_rt.batched_dot_on_threads({x[0]}, {x[1]}, {r})  # into {r}")
         else:
             lines.append(f"for {i} in range({nb}):")
             if free_a or free_b:
-                lines.append(_INDENT + f"np.dot({x[0]}[{i}], {x[1]}[{i}], {r}[{i}])  # into {r}")
+                lines.append(_INDENT + f"_rt.dot_into({x[0]}[{i}], {x[1]}[{i}], {r}[{i}])  # into {r}")
             else:
-                lines.append(_INDENT + f"{r}[{i}] = np.dot({x[0]}[{i}], {x[1]}[{i}])")
+                lines.append(_INDENT + f"{r}[{i}] = _rt.dot({x[0]}[{i}], {x[1]}[{i}])")
     if c.out.ndim == 0:
         return lines + [f"{c.target} = {r}"]
     # the product's dims are the groups batch, free_a, free_b; output labels no operand
@@ -215,7 +215,7 @@ def _blas(c, operands, out_labels, size, plan, what):
         lines.append(f"{r} = {r}.reshape({tuple_source([size[label] for label in order])})")
     perm = [order.index(label) for label in out_labels]
     if perm != list(range(len(perm))):
-        lines.append(f"{r} = np.ascontiguousarray(np.transpose({r}, "
+        lines.append(f"{r} = _rt.ascontiguousarray(_rt.transpose({r}, "
                      f"{tuple_source(map(str, perm))}))")
     return lines + [f"{c.target} = {r}"]
 
@@ -246,7 +246,7 @@ def _loop_nest(c, operands, out_labels, size, what):
     result = names.fresh("out") if c.out.ndim else None
     if result is not None:
         shape = tuple_source([size[label] for label in out_labels])
-        lines.append(f"{result} = np.empty({shape}, np.{dtype.name})")
+        lines.append(f"{result} = _rt.empty({shape}, np.{dtype.name})")
     for label in out_loops:
         lines.append(_INDENT * depth + f"for {index[label]} in range({size[label]}):")
         depth += 1

@@ -113,7 +113,7 @@ def dot_lines(c, target, a, b, a_is_matrix, suffix=""):
     ``a``'s rows split over Numba's threads (the count is fixed when the source is
     generated, part of its cache key), after the caller has checked the sizes."""
     if not (c.emitter.parallel and a_is_matrix):
-        return [f"{target} = np.dot({a}, {b}){suffix}"]
+        return [f"{target} = _rt.dot({a}, {b}){suffix}"]
     import numba
     return [f"{target} = _rt.dot_on_threads({a}, {b}, {numba.config.NUMBA_NUM_THREADS}){suffix}"]
 
@@ -133,8 +133,8 @@ def _transpose(c):
         readers = c.emitter.consumers.get(c.target, [None])
         if rank == 2 and all(r in ("dot", "matmul") for r in readers):
             return c.assign(f"{a}.T")  # BLAS reads the transposed layout, no copy
-        return c.assign(f"np.ascontiguousarray({a}.T)")
-    return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, axes))}))")
+        return c.assign(f"_rt.ascontiguousarray({a}.T)")
+    return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, axes))}))")
 
 
 @lowering("moveaxis")
@@ -149,7 +149,7 @@ def _moveaxis(c):
         order.insert(dst, src)
     if order == list(range(rank)):
         return c.assign(a)
-    return c.assign(f"np.ascontiguousarray(np.transpose({a}, {tuple_source(map(str, order))}))")
+    return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, order))}))")
 
 
 @lowering("flip")
@@ -162,7 +162,7 @@ def _flip(c):
     if rank == 0 or not axes:
         return c.assign(a)
     index = ", ".join("::-1" if d in axes else ":" for d in range(max(axes) + 1))
-    return c.assign(f"np.ascontiguousarray({a}[{index}])")
+    return c.assign(f"_rt.ascontiguousarray({a}[{index}])")
 
 
 @lowering("atleast_1d", "atleast_2d", "atleast_3d")
@@ -181,11 +181,11 @@ def _atleast(c):
             results.append(a)
         elif rank == 0:  # typed: a Python number would fill a float64 array
             value = Loop(c.emitter, 0, c.where).operand(node, out.dtype)
-            results.append(f"np.full({tuple_source(['1'] * n)}, {value})")
+            results.append(f"_rt.full({tuple_source(['1'] * n)}, {value})")
         else:  # atleast_3d puts a 2-d (m, n) at (m, n, 1) and a 1-d (n,) at (1, n, 1)
             shape = ["1"] * (n - rank) + sizes if n < 3 else \
                 sizes + ["1"] if rank == 2 else ["1"] + sizes + ["1"]
-            results.append(f"np.ascontiguousarray({a}).reshape({tuple_source(shape)})")
+            results.append(f"_rt.ascontiguousarray({a}).reshape({tuple_source(shape)})")
     if isinstance(c.out, SequenceType):
         return c.assign(tuple_source(results))
     return c.assign(results[0])
@@ -195,8 +195,8 @@ def _reshaped(c, a, a_type, shape_text):
     if c.out.ndim == 0:
         return c.assign(a if a_type.ndim == 0 else f"{a}.ravel()[0]")
     if a_type.ndim == 0:  # one element: every dim of the result is 1 (shape_text may hold -1)
-        return c.assign(f"np.full({tuple_source(['1'] * c.out.ndim)}, {a})")
-    return c.assign(f"np.ascontiguousarray({a}).reshape({shape_text})")
+        return c.assign(f"_rt.full({tuple_source(['1'] * c.out.ndim)}, {a})")
+    return c.assign(f"_rt.ascontiguousarray({a}).reshape({shape_text})")
 
 
 @lowering("reshape")
@@ -248,7 +248,7 @@ def _broadcast_to(c):
     if c.out.ndim == 0:
         return c.assign(a)
     if a_type.ndim == 0:
-        return c.assign(f"np.full({shape}, {a})")
+        return c.assign(f"_rt.full({shape}, {a})")
     if a_type.ndim != c.out.ndim:  # bcast_to compares shapes: only of one rank
         return c.assign(f"np.broadcast_to({a}, {shape}).copy()")
     return c.assign(f"_rt.bcast_to({a}, {shape})")
@@ -294,7 +294,7 @@ def _unbroadcast(c):
         body.append(f"{sizes[d]} = {dim}")
     for k in range(like_type.ndim):
         body.append(f"{keep[k]} = 0 if {like_text}.shape[{k}] == 1 else 1")
-    body.append(f"{out} = np.zeros({like_text}.shape, np.{np.dtype(c.out.dtype).name})")
+    body.append(f"{out} = _rt.zeros({like_text}.shape, np.{np.dtype(c.out.dtype).name})")
     for d in range(g_type.ndim):
         body.append(_INDENT * d + f"for {idx[d]} in range({sizes[d]}):")
     at = ", ".join(f"{idx[lead + k]} * {keep[k]}" for k in range(like_type.ndim))
@@ -313,8 +313,9 @@ def _zeros(c):
     fill = {"zeros": 0, "ones": 1, "empty": 0}[c.op.name]
     if c.out.ndim == 0:
         return c.assign(f"{c.dtype()}({fill})")
-    fn = "empty" if c.op.name == "empty" else c.op.name
-    return c.assign(f"np.{fn}({c.param_text('shape')}, {c.dtype()})")
+    if fill:
+        return c.assign(f"_rt.full({c.param_text('shape')}, {c.dtype()}({fill}))")
+    return c.assign(f"_rt.zeros({c.param_text('shape')}, {c.dtype()})")  # JAX's empty: zeros
 
 
 @lowering("full")
@@ -324,7 +325,7 @@ def _full(c):
         return c.assign(fill)
     if _ndim(c.type("fill_value")):
         raise Unsupported("full with an array fill value")
-    return c.assign(f"np.full({c.param_text('shape')}, {fill})")
+    return c.assign(f"_rt.full({c.param_text('shape')}, {fill})")
 
 
 @lowering("zeros_like", "ones_like", "empty_like", "full_like")
@@ -340,7 +341,7 @@ def _zeros_like(c):
         fill = f"{c.dtype()}({1 if c.op.name == 'ones_like' else 0})"
     if a_type.ndim == 0:
         return c.assign(fill)
-    return c.assign(f"np.full({c.text('a')}.shape, {fill})")
+    return c.assign(f"_rt.full({c.text('a')}.shape, {fill})")
 
 
 @lowering("eye", "identity")
@@ -353,7 +354,7 @@ def _eye(c):
     names = c.emitter.names
     out, i = names.fresh("eye"), names.fresh("i")
     one = "True" if c.out.dtype.kind == "b" else f"{c.dtype()}(1)"
-    return [f"{out} = np.zeros(({n}, {m}), {c.dtype()})",
+    return [f"{out} = _rt.zeros(({n}, {m}), {c.dtype()})",
             f"for {i} in range(max(0, -({k})), min({n}, {m} - ({k}))):",
             _INDENT + f"{out}[{i}, {i} + {k}] = {one}",
             f"{c.target} = {out}"]
@@ -477,7 +478,7 @@ def _constant(c, value):
     data = np.asarray(c.op.impl(value, **params)).astype(c.out.dtype)
     shape = tuple_source(map(str, data.shape))
     if data.size == 0:
-        return c.assign(f"np.empty({shape}, {c.dtype()})")
+        return c.assign(f"_rt.empty({shape}, {c.dtype()})")
     flat = tuple_source(c.emitter.literal(v) for v in data.ravel().tolist())
     reshape = f".reshape({shape})" if data.ndim > 1 else ""
     return c.assign(f"np.array({flat}, {c.dtype()}){reshape}")
@@ -487,7 +488,7 @@ def _from_scalars(c, items, shape):
     """An array of a static ``shape`` from 0-d values computed at run time: one store per
     element (Numba's np.array takes only sequences of one type)."""
     out = c.emitter.names.fresh("stacked")
-    lines = [f"{out} = np.empty({tuple_source(map(str, shape))}, {c.dtype()})"]
+    lines = [f"{out} = _rt.empty({tuple_source(map(str, shape))}, {c.dtype()})"]
     for k, (text, t) in enumerate(items):
         at = ", ".join(str(int(i)) for i in np.unravel_index(k, shape))
         lines.append(f"{out}[{at}] = {cast(text, as_array_type(t).dtype, c.out.dtype)}")
@@ -511,7 +512,7 @@ def _argmax(c):
     if axis is None:
         value = f"{c.dtype()}(np.{c.op.name}({a}))"
         if keepdims and c.out.ndim:
-            return c.assign(f"np.full({tuple_source(['1'] * c.out.ndim)}, {value})")
+            return c.assign(f"_rt.full({tuple_source(['1'] * c.out.ndim)}, {value})")
         return c.assign(value)
     rank = a_type.ndim
     axis %= rank
@@ -527,7 +528,7 @@ def _argmax(c):
     lines += [f"if {sizes[axis]} == 0:",  # the python backend raises NumPy's ValueError
               _INDENT + f"raise {c.emitter.broadcast_error}"
                         f"({c.where + ': ' + c.op.name + ' of an empty axis'!r})",
-              f"{out} = np.empty({tuple_source(shape)}, {c.dtype()})"]
+              f"{out} = _rt.empty({tuple_source(shape)}, {c.dtype()})"]
     loop = [f"for {idx[d]} in range({sizes[d]}):" for d in kept]
     lines += [_INDENT * depth + text for depth, text in enumerate(loop)]
 
@@ -547,7 +548,7 @@ def _argmax(c):
             _INDENT * 2 + f"{at} = {k}",
             f"{out}[{store}] = {at}" if c.out.ndim else f"{out} = {at}"]
     if not c.out.ndim:  # a 1-D input: the result is a scalar, no array to store into
-        lines = [line for line in lines if not line.startswith(f"{out} = np.empty")]
+        lines = [line for line in lines if not line.startswith(f"{out} = _rt.empty")]
         body[-1] = f"{out} = {c.dtype()}({at})"
     lines += [_INDENT * len(kept) + text for text in body]
     return lines + [f"{c.target} = {out}"]
@@ -570,7 +571,7 @@ def _argsort(c):
     out = names.fresh("order")
     kept = [d for d in range(rank) if d != axis]
     lines = [f"{sizes[d]} = {a}.shape[{d}]" for d in range(rank)]
-    lines.append(f"{out} = np.empty({tuple_source(sizes)}, {c.dtype()})")
+    lines.append(f"{out} = _rt.empty({tuple_source(sizes)}, {c.dtype()})")
     loop = [f"for {idx[d]} in range({sizes[d]}):" for d in kept]
     lines += [_INDENT * depth + text for depth, text in enumerate(loop)]
     at = ", ".join(":" if d == axis else idx[d] for d in range(rank))
@@ -655,11 +656,11 @@ def _stack_list(c, lst, t, axis):
     first, out = (c.emitter.names.fresh(h) for h in ("first", "stacked"))
     error = c.emitter.broadcast_error
     if elt.ndim == 0:
-        lines.append(f"{out} = np.empty({n}, {c.dtype()})")
+        lines.append(f"{out} = _rt.empty({n}, {c.dtype()})")
         body = [f"{out}[{k}] = {item}"]
     else:
         lines += [f"{first} = {lst}[0]",
-                  f"{out} = np.empty(({n},) + {first}.shape, {c.dtype()})"]
+                  f"{out} = _rt.empty(({n},) + {first}.shape, {c.dtype()})"]
         body = [f"if {lst}[{k}].shape != {first}.shape:",
                 _INDENT + f"raise {error}({c.where + ': elements of different shapes'!r})",
                 f"{out}[{k}] = {item}"]
@@ -668,7 +669,7 @@ def _stack_list(c, lst, t, axis):
     if axis:  # built along axis 0: move it where stack puts it
         order = list(range(1, c.out.ndim))
         order.insert(axis, 0)
-        lines.append(f"{out} = np.ascontiguousarray(np.transpose({out}, {tuple(order)}))")
+        lines.append(f"{out} = _rt.ascontiguousarray(_rt.transpose({out}, {tuple(order)}))")
     return lines + [f"{c.target} = {out}"]
 
 
@@ -697,7 +698,7 @@ def _concatenate_list(c, lst, t, axis):
                               for d in range(elt.ndim)])
         piece = ", ".join([":"] * axis + [f"{off}:{off} + {size}"])
     whole = ".size" if axis is None else f".shape[{axis}]"
-    return lines + [f"{out} = np.empty({shape}, {c.dtype()})", f"{off} = 0",
+    return lines + [f"{out} = _rt.empty({shape}, {c.dtype()})", f"{off} = 0",
                     f"for {k} in range({n}):",
                     _INDENT + f"{size} = {lst}[{k}]{whole}",
                     _INDENT + f"{out}[{piece}] = {item}",
@@ -724,8 +725,8 @@ def _frexp(c):
     idx = loop.indices()
     value = loop.substitute(value, texts, idx)
     at = ", ".join(idx)
-    lines.append(f"{m} = np.empty({tuple_source(sizes)}, np.{m_type.dtype.name})")
-    lines.append(f"{e} = np.empty({tuple_source(sizes)}, np.{e_type.dtype.name})")
+    lines.append(f"{m} = _rt.empty({tuple_source(sizes)}, np.{m_type.dtype.name})")
+    lines.append(f"{e} = _rt.empty({tuple_source(sizes)}, np.{e_type.dtype.name})")
     lines += loop.nest(sizes, idx, [f"{pair} = _ml.frexp({value})",
                                     f"{m}[{at}] = {pair}[0]", f"{e}[{at}] = {pair}[1]"])
     return lines + [f"{c.target} = ({m}, {e})"]

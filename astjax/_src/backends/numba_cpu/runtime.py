@@ -24,6 +24,46 @@ class BroadcastAfterDonation(ValueError):
     call cannot rerun on the python backend, so the user sees this error."""
 
 
+# Numba compiles its own np.empty, np.dot, ... again into every function that calls them,
+# in every process: about 2 of the 4 s a new jit(grad(MLP)) took to compile. Generated code
+# calls these cached wrappers instead, which compile once per signature and then load
+# from disk (LLVM still inlines them: a cached library keeps its bitcode for callers).
+
+@njit(**_OPTIONS)
+def empty(shape, dtype):
+    return np.empty(shape, dtype)
+
+
+@njit(**_OPTIONS)
+def zeros(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+@njit(**_OPTIONS)
+def full(shape, value):
+    return np.full(shape, value)
+
+
+@njit(**_OPTIONS)
+def dot(a, b):
+    return np.dot(a, b)
+
+
+@njit(**_OPTIONS)
+def dot_into(a, b, out):
+    np.dot(a, b, out)
+
+
+@njit(**_OPTIONS)
+def ascontiguousarray(a):
+    return np.ascontiguousarray(a)
+
+
+@njit(**_OPTIONS)
+def transpose(a, axes):
+    return np.transpose(a, axes)
+
+
 @njit(**_OPTIONS)
 def bcast_to(x, shape):
     """``x`` itself when it already has ``shape``, else a broadcast copy (broadcast_to)."""
