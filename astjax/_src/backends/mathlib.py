@@ -93,11 +93,12 @@ Implementation notes:
 import hashlib
 from fractions import Fraction
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import intrinsic, overload
 
 __all__ = ["exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "power",
            "fma", "frexp", "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
@@ -111,8 +112,11 @@ f64 = np.float64
 # Every kernel and helper is marked LLVM ``alwaysinline``: the loop vectorizer
 # only sees straight-line code if the whole call tree is inlined into the
 # caller's loop, and LLVM's own inliner gives up on the larger kernels (power).
+# Kernels are cached dispatchers rather than register_jitable: compiled once, then loaded
+# from disk in every process (a cached library keeps its bitcode, so callers still inline
+# and vectorize them); register_jitable code was compiled again into each process.
 _JIT_OPTIONS = {"forceinline": True}
-_jitable = register_jitable(**_JIT_OPTIONS)
+_jitable = numba.njit(cache=True, **_JIT_OPTIONS)
 
 # ---------------------------------------------------------------------------
 # LLVM-level helpers
@@ -892,9 +896,9 @@ def _unary(name, py_impl, impl32, impl64, doc):
 
     def _ol(x):
         if x == types.float32:
-            return impl32
+            return lambda x: impl32(x)
         if x == types.float64:
-            return impl64
+            return lambda x: impl64(x)
         if isinstance(x, (types.Integer, types.Boolean)):
             return lambda x: impl64(np.float64(x))
         return None
@@ -1006,9 +1010,9 @@ def frexp(x):
 @overload(frexp, jit_options=_JIT_OPTIONS)
 def _ol_frexp(x):
     if x == types.float32:
-        return _frexp_f32
+        return lambda x: _frexp_f32(x)
     if x == types.float64:
-        return _frexp_f64
+        return lambda x: _frexp_f64(x)
     return None
 
 
