@@ -940,6 +940,23 @@ def test_unbound_axis_name():
         jit(lambda x: psum(x, "nowhere"))(X)
 
 
+def _psum_in_a_branch_run_per_example(x):
+    if jnp.sum(x) > 0:
+        parts = []
+        parts.append(x)  # (a list: the branch cannot be computed for every example)
+        y = psum(parts[0], "i")
+    else:
+        y = x
+    return y
+
+
+def test_code_run_once_per_example_refuses_a_collective_over_its_axis():
+    """Run once per example, the psum would sum one example (it returned x itself)."""
+    with pytest.raises(NotImplementedError,
+                       match=r"test_vmap.py:\d+: .* it calls psum over the vmap's axis 'i'"):
+        vmap(_psum_in_a_branch_run_per_example, axis_name="i")(np.ones((2, 3), np.float32))
+
+
 def test_keyword_arguments_with_tuple_in_axes():
     out = vmap(pair, in_axes=(None,))(X[0], y=X)
     np.testing.assert_allclose(out[0], np.broadcast_to(X[0] * 2, X.shape), rtol=1e-6)
@@ -1234,12 +1251,72 @@ def test_a_per_example_rest_returns_only_what_the_return_reads():
     check(_loop_variable_reused, xs, np.array([0, 3, 2], np.int32), loops=True)
 
 
-def _cond_cubed_or_sin(x):
-    return astjax.lax.cond(x > 0, lambda a: a * a * a, lambda a: jnp.sin(a), x)
+def _cond_sin_or_cube(x):
+    return jnp.sum(astjax.lax.cond(jnp.sum(x) > 0, lambda v: jnp.sin(v) * v,
+                                   lambda v: v * v * v, x))
 
 
-def test_what_cannot_batch_in_astjax_code_names_the_users_call():
-    """(vmap of a Hessian through a per-example lax.cond is not supported yet.) The error
-    names the user's call, not a line of astjax's lax module."""
-    with pytest.raises(NotImplementedError, match=r"test_vmap.py:\d+: in astjax's code"):
-        vmap(astjax.hessian(_cond_cubed_or_sin))(np.array([0.5, -0.3], np.float32))
+def _switch_sin_or_cube(x):
+    i = (jnp.sum(x) > 0).astype(jnp.int32)
+    return jnp.sum(astjax.lax.switch(i, [lambda v: v * v * v, lambda v: jnp.sin(v) * v], x))
+
+
+def _if_sin_or_cube(x):
+    if jnp.sum(x) > 0:
+        y = jnp.sin(x) * x
+    else:
+        y = x * x * x
+    return jnp.sum(y)
+
+
+# rows with a positive and a negative sum take different branches
+_BRANCHING = np.array([[0.5, 0.2, -0.1], [-0.5, -0.2, 0.1], [1.0, 2.0, 3.0]], np.float32)
+
+
+def _sin_or_cube_hessians(xs):
+    """The closed form: diag(2 cos x - x sin x) where sum(x) > 0, else diag(6 x)."""
+    return np.stack([np.diag(2 * np.cos(x) - x * np.sin(x) if x.sum() > 0 else 6 * x)
+                     for x in xs])
+
+
+@pytest.mark.parametrize("fn", [_cond_sin_or_cube, _switch_sin_or_cube, _if_sin_or_cube])
+def test_vmap_of_hessian_through_a_per_example_branch(fn):
+    """The branch's derivative code pushes tapes in the branch each example takes, so it
+    cannot be batched: its call runs once per example (it raised NotImplementedError).
+    JAX gives the same values for cond and switch."""
+    out = check(astjax.hessian(fn), _BRANCHING, atol=1e-5)
+    np.testing.assert_allclose(out, _sin_or_cube_hessians(_BRANCHING), rtol=1e-5, atol=1e-5)
+
+
+def test_jit_vmap_of_hessian_through_a_per_example_cond():
+    out = jit(vmap(astjax.hessian(_cond_sin_or_cube)))(_BRANCHING)
+    np.testing.assert_allclose(out, _sin_or_cube_hessians(_BRANCHING), rtol=1e-5, atol=1e-5)
+
+
+def test_vmap_of_other_second_derivatives_through_a_per_example_branch():
+    """jacrev of jacrev and jvp of grad share the cause (they raised NotImplementedError)."""
+    out = check(jacrev(jacrev(_switch_sin_or_cube)), _BRANCHING, atol=1e-5)
+    np.testing.assert_allclose(out, _sin_or_cube_hessians(_BRANCHING), rtol=1e-5, atol=1e-5)
+
+    def hessian_times_ones(x):
+        return astjax.jvp(grad(_if_sin_or_cube), (x,), (jnp.ones_like(x),))[1]
+    out = check(hessian_times_ones, _BRANCHING, atol=1e-5)
+    np.testing.assert_allclose(out, _sin_or_cube_hessians(_BRANCHING).sum(-1), rtol=1e-5,
+                               atol=1e-5)
+
+
+def _sin_times_x_once_or_twice(x):
+    n = (jnp.sum(x) > 0).astype(jnp.int32) + 1
+    return jnp.sum(astjax.lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * v, x))
+
+
+def test_vmap_of_hessian_through_per_example_trip_counts():
+    """A fori_loop's per-example trip count: its derivative's tapes cannot be batched
+    either. Checked against central differences of the gradient too."""
+    out = check(astjax.hessian(_sin_times_x_once_or_twice), _BRANCHING, atol=1e-5)
+    g = grad(_sin_times_x_once_or_twice)
+    eps = np.float32(1e-2)
+    for x, h in zip(_BRANCHING, out):
+        fd = np.stack([(np.asarray(g(x + eps * e)) - np.asarray(g(x - eps * e))) / (2 * eps)
+                       for e in np.eye(len(x), dtype=np.float32)], axis=-1)
+        np.testing.assert_allclose(h, fd, rtol=1e-3, atol=1e-3)

@@ -16,7 +16,9 @@ statement becomes the statement that computes all examples at once:
   are safe to run for every example; a ``while`` on a batched condition, or a ``for`` with
   per-example trip counts, runs until every example is done and masks the finished ones;
 * anything else -- an op without a rule, a branch or loop that is not safe to run for all
-  examples -- becomes a loop over the examples that calls the original code on each one
+  examples, a call of a function that cannot be batched (derivative code whose tapes a
+  per-example branch fills, as in ``vmap(hessian(f))`` through ``lax.cond``) -- becomes a
+  loop over the examples that calls the original code on each one
   (a generated per-example function) and stacks the results: still compiled, never an
   error.
 
@@ -47,6 +49,14 @@ OPS = pytypes.SimpleNamespace(**REGISTRY)  # generated code calls ops as _jnp.<n
 
 class NoRule(Exception):
     """The statement has no batching rule for these operands: loop over the examples."""
+
+
+class _CalleeCannotBatch(NoRule):
+    """A called function cannot be batched (``error``): the call runs once per example."""
+
+    def __init__(self, error):
+        super().__init__(f"a call of code that cannot be batched: {error}")
+        self.error = error
 
 
 class Unsafe(Exception):
@@ -604,7 +614,12 @@ class Batcher:
                 self.assign(s)
             except NoRule as e:
                 del self.out.lines[mark:]  # helpers a rule wrote before giving up
-                self.region([s], reason=str(e))
+                try:
+                    self.region([s], reason=str(e))
+                except CannotBatch:
+                    if isinstance(e, _CalleeCannotBatch):
+                        raise e.error from None  # what the callee could not do says more
+                    raise
         elif isinstance(s, gast.Expr):
             self.expr_statement(s)
         elif isinstance(s, gast.If):
@@ -752,8 +767,8 @@ class Batcher:
             else:
                 fn, out_bt, flags = batched_function(callee, arg_bt, None, self.one,
                                                      self.axis_name, check_sizes=False)
-        except CannotBatch as e:
-            raise self.at_this_call(e) from None
+        except CannotBatch as e:  # (a vjp's tapes pushed in a per-example branch, say)
+            raise _CalleeCannotBatch(self.at_this_call(e)) from None
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
         name = self.global_ref(fn, fn.__name__)
@@ -1499,6 +1514,11 @@ class Batcher:
                 raise CannotBatch(
                     f"vmap: {self.parsed.filename}:{self.lineno}: cannot run this code once per "
                     f"example ({reason}): it changes the list {v!r}")
+        kind = _collective_over(stmts, self.axis_name) if self.axis_name is not None else None
+        if kind is not None:  # run per example, it would reduce over one example only
+            raise CannotBatch(f"vmap: {self.parsed.filename}:{self.lineno}: cannot run this "
+                              f"code once per example ({reason}): it calls {kind} over the "
+                              f"vmap's axis {self.axis_name!r}")
         for v in live_out:
             if not _stackable(types_after[v]):
                 raise CannotBatch(f"vmap: {self.parsed.filename}:{self.lineno}: cannot run "
@@ -1598,6 +1618,26 @@ _ASTJAX_DIR += os.sep  # the package: lax functions, derivative rules, nn
 
 def _in_astjax(filename):
     return os.path.abspath(filename).startswith(_ASTJAX_DIR)
+
+
+def _collective_over(stmts, axis_name, seen=None):
+    """The kind of a collective naming ``axis_name`` that ``stmts`` call, themselves or in
+    a function they call (None if none does)."""
+    seen = set() if seen is None else seen
+    for s in stmts:
+        for n in gast.walk(s):
+            callee = anno.get(n, "callee")
+            if callee is None or id(callee) in seen:
+                continue
+            seen.add(id(callee))
+            collective = getattr(callee.fn, "astjax_collective", None)
+            if collective is not None and collective[1] == axis_name:
+                return collective[0]
+            if collective is None and callee.fdef is not None:
+                kind = _collective_over(callee.fdef.body, axis_name, seen)
+                if kind is not None:
+                    return kind
+    return None
 
 
 def _types_through(stmts, env):
