@@ -219,11 +219,42 @@ def test_values_cast_to_x_dtype():
     out = check("at_set", x, 2.7, 1)
     assert out.dtype == i32 and out.tolist() == [0, 2, 2, 3]
     out = check("at_add", x, np.array([1.5, 1.5], np.float32), np.array([3, 3]))
-    assert out.dtype == i32 and out.tolist() == [0, 1, 2, 5]
+    assert out.dtype == i32 and out.tolist() == [0, 1, 2, 6]  # 3 + 1.5 + 1.5, as in JAX
     b = np.zeros(3, bool)
     assert check("at_add", b, 1, np.array([0, 0])).tolist() == [True, False, False]
     c = check("at_set", np.zeros(2, np.float32), np.complex64(1 + 2j), 0)
     assert c.dtype == f32 and c.tolist() == [1.0, 0.0]
+
+
+def mixed_updates(x, u8, big, b, i2):
+    return (x.at[0].multiply(2.5), x.at[0].add(2.5), x.at[i2].add(2.5), x.at[i2].multiply(2.5),
+            u8.at[0].subtract(20.5), u8.at[0].max(-3), u8.at[0].min(-3), u8.at[0].add(300),
+            x.at[0].max(jnp.nan), x.at[i2].divide(2.5), x.at[i2].power(2.5), x.at[0].set(1e10),
+            big.at[1].add(0.5), b.at[1].add(0.5), b.at[0].multiply(0.5), x.at[1].divide(jnp.nan),
+            x.at[0].power(-1), b.at[1].power(2), b.at[1].subtract(2))
+
+
+# JAX 0.10.2: x and the values promoted, updated, converted back to x's dtype (floats
+# saturate into integers); JAX converts all of x, so 16777217 comes back from float32 rounded
+_MIXED_UPDATES = ([25, 3], [12, 3], [15, 3], [62, 3], [0, 3], [253, 3], [10, 3], [54, 3],
+                  [0, 3], [1.6666666269302368, 3.0], [1000000, 3], [2147483647, 3],
+                  [16777216, 3], [True, True], [True, False], [10.0, float("inf")], [0, 3],
+                  [1, 0], [True, True])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN values, divide by 0
+def test_updates_compute_in_the_promoted_dtype_as_in_jax():
+    """Found by fuzzing: the values were cast to x's dtype first, so
+    jnp.array([10, 3]).at[0].multiply(2.5) gave 20 (JAX: 25)."""
+    args = (jnp.array([10, 3]), jnp.array([10, 3], jnp.uint8), jnp.array([16777217, 3]),
+            jnp.array([True, False]), jnp.array([0, 0]))
+    for run in (mixed_updates, astjax.jit(mixed_updates)):
+        outs = run(*args)
+        assert [o.tolist() for o in outs] == list(_MIXED_UPDATES)
+        assert [o.dtype for o in outs[:9]] == [i32] * 4 + [np.uint8] * 4 + [i32]
+        assert outs[-2].dtype == i32 and outs[-1].dtype == np.bool_  # bool ** 2: int32
+    batched = astjax.vmap(mixed_updates)(*(jnp.stack([a, a]) for a in args))
+    assert [o[1].tolist() for o in batched] == list(_MIXED_UPDATES)
 
 
 def test_divide_and_power():
@@ -271,7 +302,7 @@ def test_update_errors():
     with pytest.raises(ShapeError, match="fill_value"):
         x.at[0].get(fill_value=0)
     with pytest.raises(ShapeError, match="not defined for boolean"):
-        astjax.device_put(A > 2).at[0].power(2)
+        astjax.device_put(A > 2).at[0].power(True)
     with pytest.raises(IndexError):
         x.at[7].set(0.0)
     with pytest.raises(TypeError, match="immutable"):

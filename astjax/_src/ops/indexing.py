@@ -15,8 +15,10 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ShapeError
-from ..ir.types import ArrayType, as_array_type
-from .registry import Op
+from ..ir.types import ArrayType, Static, as_array_type
+from .conversions import convert
+from .elementwise import power
+from .registry import Op, wrapped_int
 from .shape import broadcast_dims, plain, slice_is_one
 
 # --- the type of x[idx] ----------------------------------------------------------------------
@@ -142,10 +144,13 @@ getitem = Op("getitem", _getitem, lambda x, index: index_type(as_array_type(x), 
 
 
 # --- x.at[idx].<update>(values) -----------------------------------------------------------
-# Values are cast to x's dtype first. (JAX computes in the promoted dtype and casts back,
-# warning that an unsafe cast such as float values into an int array will become an
-# error; both agree whenever the cast is safe.) They broadcast to the shape x[idx] has,
-# as in JAX, which unlike NumPy does not drop extra leading dims of size 1.
+# As JAX's _scatter_impl: x and the values are promoted to one dtype, the update is done in
+# it, and the result converted back to x's dtype (as astype: floats saturate into
+# integers), so jnp.array([10, 3]).at[0].multiply(2.5) is 25, not 10 * 2. JAX converts all
+# of x, so an int32 above 2**24 updated with a float comes back rounded, here too. (JAX
+# also warns that such unsafe casts will become an error.) A Python number is weak. Values
+# broadcast to the shape x[idx] has, as in JAX, which unlike NumPy does not drop extra
+# leading dims of size 1.
 
 _MODES = (None, "promise_in_bounds")
 
@@ -157,10 +162,37 @@ def _check_mode(mode, fn):
 
 
 def _cast_values(values, dtype):
+    """``values`` in ``dtype``, converted as astype does."""
+    if type(values) is int:
+        values = wrapped_int(values, dtype)
     values = np.asarray(values)
     if values.dtype.kind == "c" and dtype.kind != "c":
         values = values.real  # as JAX's conversion, without NumPy's ComplexWarning
-    return values.astype(dtype, copy=False)
+    return convert(values, dtype)
+
+
+def update_dtype(x, values):
+    """_update_dtype from the types of ``x`` and the values (a Static number is weak, as a
+    Python number is where impl runs)."""
+    x = as_array_type(x)
+    if isinstance(values, Static) and type(values.value) is int and x.dtype.kind in "iu":
+        return x.dtype
+    v = as_array_type(values)
+    weak = isinstance(values, Static) and not isinstance(values.value, bool)
+    return dtypes.promote_types((x.dtype, False), (v.dtype, weak))[0]
+
+
+def _update_dtype(x, values):
+    """The dtype JAX updates ``x`` in: x's promoted with the values' (a Python number weak;
+    a Python int x's integer dtype cannot hold wraps to it, as in JAX)."""
+    dtype = np.asarray(x).dtype
+    if dtypes.is_python_scalar(values):
+        if type(values) is int and dtype.kind in "iu":
+            return dtype
+        other = (dtypes.python_scalar_dtype(values), not isinstance(values, bool))
+    else:
+        other = (dtypes.canonicalize_dtype(np.asarray(values).dtype), False)
+    return dtypes.promote_types((dtype, False), other)[0]
 
 
 def _update_rule(method, inexact=False, allow_bool=True):
@@ -176,34 +208,46 @@ def _update_rule(method, inexact=False, allow_bool=True):
         if values.ndim > target.ndim:
             raise ShapeError(f"{fn}: values of rank {values.ndim} cannot be broadcast to x[idx], "
                              f"of rank {target.ndim}")
-        if not allow_bool and x.dtype.kind == "b":
-            raise ShapeError(f"{fn} is not defined for boolean arrays")
+        if not allow_bool and x.dtype.kind == "b" and values.dtype.kind == "b":
+            raise ShapeError(f"{fn} is not defined for boolean x and values")  # as in JAX
         _check_mode(mode, fn)
         dtype, weak = dtypes.to_inexact(x.dtype, x.weak) if inexact else (x.dtype, x.weak)
+        if method == "power" and dtype.kind == "b":  # bool ** bool is int32, as jnp.power's
+            dtype = dtypes.int32
         return ArrayType(dtype, x.ones, weak)
     return rule
 
 
-def _at_set(x, values, index, *, indices_are_sorted=False, unique_indices=False, mode=None):
-    out = np.array(x, copy=True)
-    out[index] = _cast_values(values, out.dtype)  # with repeated indices the last wins
-    return out
+def _in_update_dtype(update):
+    """``update(out, index, values)``, which writes into ``out``, as an impl that updates a
+    copy of x in the dtype _update_dtype gives and converts the result back."""
+    def impl(x, values, index, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        x = np.asarray(x)
+        dtype = _update_dtype(x, values)
+        out = np.array(x, dtype=dtype, copy=True)
+        update(out, index, _cast_values(values, dtype))
+        return out if dtype == x.dtype else _cast_values(out, x.dtype)
+    return impl
+
+
+def _write(out, index, values):
+    out[index] = values  # with repeated indices the last wins
+
+
+_at_set = _in_update_dtype(_write)
 
 
 def _accumulate(ufunc):
     """An update where repeated indices accumulate (``ufunc.at``), as JAX's scatters."""
-    def impl(x, values, index, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        out = np.array(x, copy=True)
-        ufunc.at(out, index, _cast_values(values, out.dtype))
-        return out
-    return impl
+    return _in_update_dtype(ufunc.at)
+
+
+_multiply_at = _accumulate(np.multiply)
 
 
 def _factors(x, values, index):
     """ones_like(x) multiplied at idx by the values: JAX's divide and power use it."""
-    factors = np.ones(np.shape(x), np.asarray(x).dtype)
-    np.multiply.at(factors, index, _cast_values(values, factors.dtype))
-    return factors
+    return _multiply_at(np.ones(np.shape(x), np.asarray(x).dtype), values, index)
 
 
 def _at_divide(x, values, index, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -212,12 +256,16 @@ def _at_divide(x, values, index, *, indices_are_sorted=False, unique_indices=Fal
 
 
 def _at_power(x, values, index, *, indices_are_sorted=False, unique_indices=False, mode=None):
-    return np.power(x, _factors(x, values, index))
+    factors = _factors(x, values, index)
+    if factors.dtype == np.bool_:  # bool ** bool computes as int32, as jnp.power's
+        x, factors = np.asarray(x, np.int32), factors.astype(np.int32)
+    return power.impl(x, factors)  # (an integer power as jnp.power's)
 
 
 def _update_op(method, impl, inexact=False, allow_bool=True):
     return Op(f"at_{method}", impl, _update_rule(method, inexact, allow_bool),
-              operands=("x", "values"), static=("indices_are_sorted", "unique_indices", "mode"))
+              operands=("x", "values"), static=("indices_are_sorted", "unique_indices", "mode"),
+              raw_python_scalars=True)  # impl reads a Python number as weak
 
 
 at_set = _update_op("set", _at_set)
