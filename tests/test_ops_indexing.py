@@ -145,7 +145,6 @@ def test_ones_of_advanced_indices():
     ([0, 1], "a list as the index is not supported"),
     (1.5, "invalid index 1.5"),
     ("a", "invalid index"),
-    (True, "boolean scalar indices are not supported"),
     (np.array([0.5]), "index arrays must be integer or boolean"),
     (slice(0, 2, 0), "slice step cannot be zero"),
     (slice(0.5, 2), "slice bounds must be integers"),
@@ -156,11 +155,46 @@ def test_getitem_errors(index, match):
         jnp.getitem(X, index)
 
 
+_BOOL_SCALAR_INDICES = [True, False, (0, True), (slice(None), True), (slice(None), False),
+                        (True, True), (np.array([0, 1]), True), (0, slice(None), True),
+                        (Ellipsis, True), (np.True_,), (True, np.array([True, False]))]
+
+
+def bool_scalar_indexing(x):
+    return (x[True], x[False], x[0, True], x[:, True], x[True, 0] * 2.0, x.at[True].set(5.0),
+            x.at[False].add(1.0), x[..., True])
+
+
+def _sum_of_bool_indexed(x):
+    return jnp.sum(x[True] ** 2) + jnp.sum(x[:, True, 0])
+
+
+def test_boolean_scalar_indices_as_in_numpy_and_jax():
+    """Found by fuzzing: x[True] said boolean scalar indices are unsupported 'as in JAX';
+    JAX, like NumPy, reads one as a 0-d mask (x[True] is 1 x x.shape, x[False] 0 x ...)."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for index in _BOOL_SCALAR_INDICES:
+        out = check("getitem", jnp.asarray(x), index)
+        assert out.shape == x[index].shape, index
+        np.testing.assert_array_equal(out, x[index])
+    assert index_type(array_type(f32, 2), (True,)).ones == (True, False, False)
+    assert index_type(array_type(f32, 2), (False, 0)).ones == (False, False)
+    assert index_type(array_type(f32, 1), array_type(np.bool_, 0)).ones == (False, False)
+    eager = bool_scalar_indexing(jnp.asarray(x))
+    for outs in (astjax.jit(bool_scalar_indexing)(x),
+                 [o[1] for o in astjax.vmap(bool_scalar_indexing)(np.stack([x, x]))]):
+        for got, want in zip(outs, eager):
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    grad = 2 * x
+    grad[:, 0, :] += 1  # x[:, True, 0] is x[:, 0] with an axis of size 1
+    for g in (astjax.grad(_sum_of_bool_indexed), astjax.jit(astjax.grad(_sum_of_bool_indexed))):
+        np.testing.assert_array_equal(g(x), grad)
+
+
 def test_getitem_symbolic_errors():
     with pytest.raises(ShapeError, match="slice bounds must be integers"):
         index_type(array_type(f32, 1), slice(array_type(f32, 0), None))
-    with pytest.raises(ShapeError, match="boolean scalar"):
-        index_type(array_type(f32, 1), array_type(np.bool_, 0))
     with pytest.raises(IndexError):  # out of bounds: NumPy's error, not JAX's clamping
         jnp.getitem(X, 5)
     assert op_for_object(__import__("operator").getitem) is REGISTRY["getitem"]

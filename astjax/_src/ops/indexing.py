@@ -3,10 +3,11 @@
 The index is a param holding the raw Python structure: ints, slices (whose
 bounds may be dynamic scalars), None, Ellipsis, and index arrays (their types,
 in rules). NumPy itself indexes (generated code writes ``x[idx]``), so the rule
-follows NumPy's rules, with JAX's restrictions (no list as the whole index, no
-boolean scalars). JAX differs in one corner the rule does not follow: an
+follows NumPy's rules, with JAX's restriction (no list as the whole index). A boolean
+scalar is a 0-d mask, as in both: ``x[True]`` adds an axis of size 1, ``x[False]`` one of
+size 0. JAX differs in two corners the rule does not follow: an
 Ellipsis covering no axes between two advanced indices does not separate them
-in JAX. Out-of-bounds integer indices raise IndexError as in NumPy; JAX clamps
+in JAX, and JAX's ``x[None, True]`` is 1 x 1 x x.shape[1:]. Out-of-bounds integer indices raise IndexError as in NumPy; JAX clamps
 them when reading and drops them when updating, which we do not follow for now.
 """
 import operator
@@ -69,15 +70,12 @@ def _classify(item, fn):
         if item.step is not None and not isinstance(item.step, ArrayType) and item.step == 0:
             raise ShapeError(f"{fn}: slice step cannot be zero")
         return ("slice", item)
-    if isinstance(item, (bool, np.bool_)):
-        raise ShapeError(f"{fn}: boolean scalar indices are not supported (as in JAX); use "
-                         f"None to add an axis, or an array mask")
+    if isinstance(item, (bool, np.bool_)):  # a 0-d mask of known size
+        return ("bool", bool(item))
     if isinstance(item, (tuple, list, np.ndarray)):
         item = _static_array_type(item, fn)
     if isinstance(item, ArrayType):
-        if item.dtype.kind == "b":
-            if item.ndim == 0:
-                raise ShapeError(f"{fn}: boolean scalar indices are not supported (as in JAX)")
+        if item.dtype.kind == "b":  # (0-d: a boolean scalar known at run time)
             return ("mask", item.ndim)
         if item.dtype.kind not in "iu":
             raise ShapeError(f"{fn}: index arrays must be integer or boolean, got {item}")
@@ -89,7 +87,7 @@ def _classify(item, fn):
 
 
 def _axes_used(kind, data):
-    return {"new": 0, "ellipsis": 0, "mask": data}.get(kind, 1)
+    return {"new": 0, "ellipsis": 0, "mask": data, "bool": 0}.get(kind, 1)
 
 
 def index_type(x, index, fn="getitem()"):
@@ -102,7 +100,7 @@ def index_type(x, index, fn="getitem()"):
     if sum(kind == "ellipsis" for kind, _ in items) > 1:
         raise ShapeError(f"{fn}: an index can have only one Ellipsis (...)")
 
-    advanced = any(kind in ("array", "mask") for kind, _ in items)
+    advanced = any(kind in ("array", "mask", "bool") for kind, _ in items)
     # output dims as (position of their index item, known to be 1); positions decide
     # whether the advanced indices are adjacent, and any other item separates them
     basic, adv_positions, adv_ones, axis = [], [], [], 0
@@ -117,8 +115,10 @@ def index_type(x, index, fn="getitem()"):
             basic.append((pos, slice_is_one(data.start, data.stop, data.step, x.ones[axis])))
         elif advanced:  # integers join the advanced indices
             adv_positions.append(pos)
-            # a mask selects a data-dependent number of elements: never known to be 1
-            adv_ones.append({"int": (), "array": data, "mask": (False,)}[kind])
+            # a mask selects a data-dependent number of elements: never known to be 1;
+            # True selects one (its dim is 1), False none
+            adv_ones.append({"int": (), "array": data, "mask": (False,),
+                             "bool": (data,)}[kind])
         axis += _axes_used(kind, data)
     basic += [(len(items), one) for one in x.ones[axis:]]  # axes not indexed
     if not adv_positions:
