@@ -291,6 +291,25 @@ def test_updates_compute_in_the_promoted_dtype_as_in_jax():
     assert [o[1].tolist() for o in batched] == list(_MIXED_UPDATES)
 
 
+def integer_divides(x, v):
+    return x.at[0].divide(2), x.at[1:].divide(v), x.at[0].add(v[0])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN values, divide by 0
+def test_updates_compute_in_the_promoted_dtype_numba(numba_backend):
+    """Numba computes in x's dtype when the update does; else (float values into an int x)
+    the function runs on the python backend. An integer x.at[].divide truncated there."""
+    args = (jnp.array([10, 3]), jnp.array([10, 3], jnp.uint8), jnp.array([16777217, 3]),
+            jnp.array([True, False]), jnp.array([0, 0]))
+    assert [o.tolist() for o in astjax.jit(mixed_updates)(*args)] == list(_MIXED_UPDATES)
+    jitted = astjax.jit(integer_divides)
+    outs = jitted(jnp.array([5, 3, 6]), jnp.array([4, 8]))
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert [o.tolist() for o in outs] == [[2.5, 3, 6], [5, 0.75, 0.75], [9, 3, 6]]
+    assert [o.dtype for o in outs] == [f32, f32, i32]
+
+
 def test_divide_and_power():
     x = astjax.device_put(np.arange(1, 5, dtype=np.int32))
     out = x.at[np.array([0, 0, 3])].divide(2)

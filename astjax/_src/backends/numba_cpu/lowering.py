@@ -9,6 +9,7 @@ import numpy as np
 from ...ir import anno
 from ...ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static,
                          as_array_type)
+from ...ops.indexing import update_dtype
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
 from .scalar import cast, integer_range
@@ -398,6 +399,8 @@ def _at(c):
     x_type = as_array_type(c.type("x"))
     if x_type.ndim == 0:
         raise Unsupported("x.at on a scalar")
+    if update_dtype(x_type, c.type("values")) != x_type.dtype:  # (float values, int x)
+        raise Unsupported("x.at[] update computed in a wider dtype than x's")
     parts = lower_gather.items(c.emitter, index)
     if lower_gather.advanced(parts):  # repeated positions accumulate: element by element
         return lower_gather.scatter(c, c.text("x"), x_type, parts)
@@ -405,12 +408,14 @@ def _at(c):
     x, idx = c.text("x"), c.emitter.index(index)
     if isinstance(anno.get(index, "type"), IndexType):  # s_[...] passed on: a tuple
         idx = lower_gather.basic_text(parts)
-    values = Loop(c.emitter, 0, c.where).operand(c.operands["values"], x_type.dtype) \
+    work = c.out.dtype  # x's, or for divide of an integer x the float it divides in
+    values = Loop(c.emitter, 0, c.where).operand(c.operands["values"], work) \
         if v_type.ndim == 0 else c.text("values")
-    if v_type.ndim and v_type.dtype != x_type.dtype:
-        values = f"{values}.astype(np.{x_type.dtype.name})"
+    if v_type.ndim and v_type.dtype != work:
+        values = f"{values}.astype(np.{work.name})"
     copy = c.emitter.names.fresh(f"{c.target}_at")
-    lines = lower_gather.bounds_checks(c, x, x_type.ndim, parts) + [f"{copy} = {x}.copy()"]
+    start = f"{x}.copy()" if work == x_type.dtype else f"{x}.astype(np.{work.name})"
+    lines = lower_gather.bounds_checks(c, x, x_type.ndim, parts) + [f"{copy} = {start}"]
     if c.op.name == "at_set":
         lines.append(f"{copy}[{idx}] = {values}")
     else:
