@@ -219,14 +219,26 @@ def test_float_powers_signs_and_extrema_of_signed_zeros_as_in_jax():
     """NumPy's x ** 0.5 is sqrt: (-inf) ** 0.5 gave nan (C's pow and JAX: inf) and
     (-0.) ** 0.5 gave -0.; np.sign(-0.) is 0. (JAX: -0.); np.maximum(-0., 0.) is
     whichever operand NumPy's loop picks (JAX: +0. beats -0. in maximum, -0. in minimum)."""
-    x = jnp.array([-np.inf, np.inf, -0.0, 0.0, -1.0, 4.0])
     for run in (_signed_zeros, astjax.jit(_signed_zeros)):
-        root, root_by_array, sign, big, small, clipped = (
-            np.asarray(r) for r in run(x, jnp.float32(0.5)))
-        for r in (root, root_by_array):
-            np.testing.assert_array_equal(r, [np.inf, np.inf, 0.0, 0.0, np.nan, 2.0])
-            assert not np.signbit(r[2])
-        np.testing.assert_array_equal(np.signbit(sign), [True, False, True, False, True, False])
-        np.testing.assert_array_equal(np.signbit(big), [False] * 6)       # +0. at x = -0., 0.
-        np.testing.assert_array_equal(np.signbit(small), [True] * 6)
-        np.testing.assert_array_equal(np.signbit(clipped), [False] * 6)   # maximum(0., -0.)
+        _check_signed_zeros(run)
+
+
+def _check_signed_zeros(run):
+    x = jnp.array([-np.inf, np.inf, -0.0, 0.0, -1.0, 4.0])
+    root, root_by_array, sign, big, small, clipped = (
+        np.asarray(r) for r in run(x, jnp.float32(0.5)))
+    for r in (root, root_by_array):
+        np.testing.assert_array_equal(r, [np.inf, np.inf, 0.0, 0.0, np.nan, 2.0])
+        assert not np.signbit(r[2])
+    np.testing.assert_array_equal(np.signbit(sign), [True, False, True, False, True, False])
+    np.testing.assert_array_equal(np.signbit(big), [False] * 6)       # +0. at x = -0., 0.
+    np.testing.assert_array_equal(np.signbit(small), [True] * 6)
+    np.testing.assert_array_equal(np.signbit(clipped), [False] * 6)   # maximum(0., -0.)
+
+
+def test_signed_zeros_numba(numba_backend):
+    """Numba's _rt.maximum(-0., 0.) was -0. and _rt.minimum(0., -0.) 0. (JAX: 0., -0.)."""
+    jitted = astjax.jit(_signed_zeros)
+    _check_signed_zeros(jitted)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
