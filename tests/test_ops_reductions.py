@@ -127,6 +127,19 @@ def test_max_min_keep_the_dtype(name, dtype):
     np.testing.assert_array_equal(out, getattr(np, name)(x, axis=0))
 
 
+def _zero_extremes(d):
+    return jnp.max(d, axis=1), jnp.min(d, axis=0, keepdims=True), jnp.max(d[0]), jnp.min(d[1])
+
+
+def test_max_min_of_signed_zeros_as_in_jax():
+    """NumPy's max of [0., -0.] is -0. (the zero its loop meets last); JAX's is 0., and its
+    min of zeros -0. if any is -0. Numba already agreed (runtime.maximum/minimum)."""
+    d = jnp.array([[0.0, -0.0], [-0.0, -3.0]])
+    for run_ in (_zero_extremes, astjax.jit(_zero_extremes)):
+        signs = [np.signbit(np.asarray(r)).tolist() for r in run_(d)]
+        assert signs == [[False, True], [[True, True]], False, True]  # JAX 0.10.2
+
+
 @pytest.mark.parametrize("name", ["any", "all"])
 def test_any_all(name):
     x = np.array([[0, 2, 0], [0, 0, 0]], np.int32)

@@ -164,13 +164,26 @@ def _same_dtype(fn, a_dtype):
 def max(a, axis=None, out=None, keepdims=False):
     """Largest element; raises for an empty reduction (there is no identity to return)."""
     a = np.asarray(a)
-    return np.max(a, axis=_axes("max", axis, a.ndim), keepdims=keepdims)
+    axes = _axes("max", axis, a.ndim)
+    return _signed_zero(np.max(a, axis=axes, keepdims=keepdims), a, axes, keepdims, False)
 
 
 def min(a, axis=None, out=None, keepdims=False):
     """Smallest element; raises for an empty reduction (there is no identity to return)."""
     a = np.asarray(a)
-    return np.min(a, axis=_axes("min", axis, a.ndim), keepdims=keepdims)
+    axes = _axes("min", axis, a.ndim)
+    return _signed_zero(np.min(a, axis=axes, keepdims=keepdims), a, axes, keepdims, True)
+
+
+def _signed_zero(out, a, axes, keepdims, negative_wins):
+    """A zero max is +0. if the slice holds a +0. and a zero min -0. if it holds a -0., as
+    in JAX (NumPy returns whichever zero its loop meets)."""
+    if a.dtype.kind != "f" or not np.any(out == 0):
+        return out
+    sign = np.signbit(a) if negative_wins else ~np.signbit(a)
+    found = np.any((a == 0) & sign, axis=axes, keepdims=keepdims)
+    magnitude = np.abs(out)
+    return np.where(out == 0, np.where(found == negative_wins, -magnitude, magnitude), out)
 
 
 register_name("amax", _reduction("max", max, _same_dtype, aliases=(np.max, np.amax)))
