@@ -129,15 +129,17 @@ class Vmapped(Jitted):
         inner = self.fun
         from . import collectives
         if self.axis_name is not None:  # collectives naming it may be called in there
-            collectives._BOUND.add(self.axis_name)
             collectives._ACTIVE.append(self.axis_name)
         try:
-            fn = inner.function_for(per_example, program) if hasattr(inner, "function_for") \
-                else inner
-            spec = program.specialize(fn, per_example)
+            return self._batched(inner, per_example, arg_bt, moves, one, program)
         finally:
             if self.axis_name is not None:
                 collectives._ACTIVE.pop()
+
+    def _batched(self, inner, per_example, arg_bt, moves, one, program):
+        fn = inner.function_for(per_example, program) if hasattr(inner, "function_for") \
+            else inner
+        spec = program.specialize(fn, per_example)
         out_t = bt_.unwrap(spec.return_type)
         out_axes = _out_leaf_axes(self.out_axes, out_t)
         want = _want(out_t, out_axes)
