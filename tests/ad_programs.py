@@ -674,3 +674,34 @@ def _applied_and_scaled_jvp(f, k, primals, tangents):
 
 def uses_nondiff_argnums(x):
     return jnp.sum(applied_and_scaled(jnp.sin, x, 2.0) * x)
+
+
+def overwritten_without_being_read(x, n):
+    """Each trip overwrites y (and z, on the trips it does not skip) without reading it:
+    their cotangents are arrays when the backward loop starts and 0.0 after a trip; x's
+    is 0.0 where it starts and an array after one."""
+    y = x * 2.0
+    z = x * 3.0
+    for i in range(n):
+        y = jnp.sin(x) * i
+        if i == 1:
+            continue
+        z = jnp.cos(x) * i
+    return jnp.sum(y * z)
+
+
+def read_or_overwritten_in_one_branch(x):
+    y = x * 2.0
+    v = x * 4.0
+    if jnp.sum(x) > 0:
+        w = y * 3.0  # y's cotangent: 0.0 until this arm, the only one reading y
+        v = jnp.cos(x)  # v's: reset to 0.0 in this arm only
+    else:
+        w = x
+    return jnp.sum(v * w)
+
+
+def set_by_every_trip(x, n):
+    for i in range(n):
+        y = jnp.sin(x) * i  # y's cotangent: an array for the last trip only
+    return jnp.sum(y * x)

@@ -319,6 +319,34 @@ def test_a_cotangent_unread_after_a_branch_may_change_type_there(numba_backend):
     assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
 
 
+def test_overwritten_in_a_loop_or_a_branch(x64):
+    x = np.linspace(-1.0, 1.2, 4)
+    for n in (3, 1, 0):
+        check_grads(lambda x: P.overwritten_without_being_read(x, n), (x,), order=2)
+        if n:
+            check_grads(lambda x: P.set_by_every_trip(x, n), (x,), order=2)
+    for sign in (1.0, -1.0):
+        check_grads(P.read_or_overwritten_in_one_branch, (sign * x,), order=2)
+
+
+def test_a_cotangent_read_after_a_branch_or_loop_is_an_array_there(numba_backend):
+    """Where paths meet with a cotangent 0.0 on one (as it starts, or reset where its
+    variable is overwritten) and an array on the other, and it is read after, Numba's
+    code gets zeros of the variable's shape there: these ran every call (or every call
+    with zero trips) on the python backend. A variable set only by the loop has no value
+    before it to take a shape from: the loop's first trip is peeled instead."""
+    x = np.linspace(-1.0, 1.2, 4).astype(np.float32)
+    cases = [(P.overwritten_without_being_read, [(x, 3), (x, 0), (x, 1)]),
+             (P.read_or_overwritten_in_one_branch, [(x,), (-x,)]),
+             (P.set_by_every_trip, [(x, 3), (x, 1)])]
+    for fn, calls in cases:
+        jitted = astjax.jit(grad(fn))
+        for args in calls:  # against the python backend's code
+            np.testing.assert_allclose(jitted(*args), grad(fn)(*args), rtol=1e-6)
+        (compiled,) = jitted.cache.values()
+        assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+
+
 def _model():
     return (rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((4, 2)),
             rng.standard_normal(2)), rng.standard_normal((5, 3))

@@ -25,7 +25,7 @@ from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
-from . import adlib
+from . import adlib, zero_cotangents
 from .analysis import (child_key, float_leaves, liveness, overwritten, runtime_index,
                        static_slice_positions)
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
@@ -163,6 +163,9 @@ class ReverseMode(ListAdjoints):
         self.unset_flags, self.unset_adds = {}, set()  # see settle_unset
         self.branch_tests = {}  # id of an if that changes its test -> the test on entry
         self.loop_bodies = {}  # id of a loop -> [its forward sweep's body, its backward one]
+        # id of a branch or loop -> the forward sweep's copy; id of the backward sweep's
+        # copy -> the statement (see zero_cotangents)
+        self.generated, self.merges = {}, {}
         # a stack's rows appended to an empty cotangent list: (list, the If appending them,
         # the sum that replaces an else branch if read_lists_init fills the list after all)
         self.stacks_onto_empty = []
@@ -252,6 +255,8 @@ class ReverseMode(ListAdjoints):
         for arg in self.fdef.args.args:
             t = anno.get(arg, "type")
             grads.append(self.final_cotangent(arg.id, t, backward))
+        if self.spec.program.backend == "numba":  # (one type per variable where paths meet)
+            zero_cotangents.settle(self, forward, backward, _names(grads, gast.Load))
         backward = self.settle_unset(backward)
         # every cotangent starts as the weak zero 0.0; tapes start empty
         init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
@@ -375,6 +380,7 @@ class ReverseMode(ListAdjoints):
                     out.append(assign(test, load(s.test.id)))
                 new = gast.If(test=load(test), body=self.forward(s.body) or [gast.Pass()],
                               orelse=self.forward(s.orelse))
+                self.generated[id(s)] = new
                 out.append(new)
                 out += self.push([test])
             elif isinstance(s, (gast.For, gast.While)):
@@ -392,6 +398,7 @@ class ReverseMode(ListAdjoints):
                                     type_comment=None)
                 else:
                     loop = gast.While(test=anno.clean_copy(s.test), body=body, orelse=[])
+                self.generated[id(s)] = loop
                 out.append(_locate(loop, s))
                 out += self.push([trips])
             elif isinstance(s, gast.Assign):
@@ -584,8 +591,10 @@ class ReverseMode(ListAdjoints):
                 renames, test = {}, self.branch_tests.get(id(s), s.test.id)
                 out += self.pop([test], renames)
                 test = load(renames[test][0]) if test in renames else load(test)
-                out.append(gast.If(test=test, body=self.backward(s.body) or [gast.Pass()],
-                                   orelse=self.backward(s.orelse)))
+                back = gast.If(test=test, body=self.backward(s.body) or [gast.Pass()],
+                               orelse=self.backward(s.orelse))
+                self.merges[id(back)] = s
+                out.append(back)
             elif isinstance(s, (gast.For, gast.While)):
                 renames = {}
                 trips = self.trips_name(s)
@@ -598,6 +607,7 @@ class ReverseMode(ListAdjoints):
                                 iter=_call(load("range"), [count]),
                                 body=body or [gast.Pass()], orelse=[], type_comment=None)
                 self.loop_bodies[id(s)].append(loop.body)
+                self.merges[id(loop)] = s
                 out.append(loop)
             elif isinstance(s, gast.Assign):
                 out += [_locate(n, s) for n in self.adjoint(s)]

@@ -22,22 +22,65 @@ from . import anno
 from .types import ArrayType, Static, is_numeric
 
 
-def widening_loops(fdef):
+def widening_loops(fdef, narrowing=False):
     """{position (in ``gast.walk`` order of ``for`` loops): step} of the typed loops to
-    peel: a carried variable widens, and the range's step is known."""
+    peel: a carried variable widens, and the range's step is known. With ``narrowing``
+    (Numba: one type per variable), also where a variable read as a trip starts is an
+    array on entry and a number where a trip ends, and nothing reads it after the loop
+    (reverse mode's cotangent of a value each trip sets: the rest of the loop then
+    starts from the number)."""
     loops = [n for n in gast.walk(fdef) if isinstance(n, gast.For)]
+    after, heads = {}, {}
+    if narrowing:
+        live_names(fdef.body, set(), after, heads)
     out = {}
     for k, loop in enumerate(loops):
         merge = anno.get(loop, "merge")
         if merge is None or not _peelable(loop):
             continue
-        entry, _, head = merge
+        entry, body_end, head = merge
         step = anno.get(loop.iter.args[2], "type") if len(loop.iter.args) == 3 else Static(1)
         if not (isinstance(step, Static) and type(step.value) is int and step.value):
             continue
-        if any(widens(entry.get(name), t) for name, t in head.items()):
+        if any(widens(entry.get(name), t) for name, t in head.items()) or narrowing and any(
+                widens(body_end.get(name), t) and not widens(entry.get(name), t) and
+                name in heads[id(loop)] and name not in after[id(loop)]
+                for name, t in head.items()):
             out[k] = step.value
     return out
+
+
+def live_names(stmts, out, after, heads):
+    """Names live before ``stmts`` (read before they are assigned again) given those live
+    after them (``out``); records the names live after each statement (``after``) and
+    where each trip of a loop starts (``heads``)."""
+    live = set(out)
+    for s in reversed(stmts):
+        after[id(s)] = live
+        if isinstance(s, gast.Assign):
+            target = s.targets[0]
+            live = (live - {target.id} if isinstance(target, gast.Name) else
+                    live | _loads(target)) | _loads(s.value)
+        elif isinstance(s, gast.If):
+            live = live_names(s.body, live, after, heads) | \
+                live_names(s.orelse, live, after, heads) | _loads(s.test)
+        elif isinstance(s, (gast.For, gast.While)):
+            head = set(live)
+            while True:
+                new = head | live_names(s.body, head, after, heads)
+                if new == head:
+                    break
+                head = new
+            heads[id(s)] = head
+            live = head | _loads(s.iter if isinstance(s, gast.For) else s.test)
+        else:
+            live = live | _loads(s)
+    return live
+
+
+def _loads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
 
 
 def widens(before, after):

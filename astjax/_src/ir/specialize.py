@@ -63,7 +63,7 @@ class Program:
         spec.typing = True
         for _ in range(3):  # each pass peels the loops whose carried variables widen
             self._type(spec, anf, arg_types)
-            peeled = peel.peel(anf, peel.widening_loops(spec.fdef))
+            peeled = peel.peel(anf, peel.widening_loops(spec.fdef, self.backend == "numba"))
             if peeled is None:
                 break
             anf = peeled
