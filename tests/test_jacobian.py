@@ -251,6 +251,34 @@ def test_hessian_through_stack_and_concatenate(x64, fn):
                                atol=1e-8)
 
 
+def tuple_element_replaced(x, n):
+    p = (x * 2.0, x * 3.0)
+    for i in range(n):
+        p = (jnp.sin(x) * i, p[1])
+    return jnp.sum(p[0] * p[1])
+
+
+def dict_entry_replaced(x, n):
+    p = {"a": x * 2.0, "b": x * 3.0}
+    for i in range(n):
+        p = {"a": jnp.sin(x) * i, "b": p["b"]}
+    return jnp.sum(p["a"] * p["b"])
+
+
+@pytest.mark.parametrize("h", [hessian(tuple_element_replaced), jit(hessian(tuple_element_replaced)),
+                               jacfwd(grad(dict_entry_replaced))],
+                         ids=["hessian", "jit_hessian", "jacfwd_grad_dict"])
+def test_hessian_through_a_container_element_replaced_in_a_loop(x64, h):
+    """p[0]'s cotangent is 0.0 after the backward loop and is copied into another
+    cotangent; forward over reverse under vmap (jacfwd's basis) gives its zero tangent a
+    size-1 axis where branches meet, and cotangent_like(tangent, 0.0) raised a rank error."""
+    x = np.linspace(-1.0, 1.2, 4)
+    for n in (2, 1, 0):
+        # f = 3 (n - 1) sum(x sin x) after a trip, else 6 sum(x ** 2)
+        want = np.diag(3.0 * (n - 1) * (2 * np.cos(x) - x * np.sin(x)) if n else 12.0 + 0 * x)
+        np.testing.assert_allclose(h(x, n), want, rtol=1e-12, atol=1e-12)
+
+
 # --- compiled ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("jac", [jacrev, jacfwd])
