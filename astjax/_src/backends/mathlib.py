@@ -98,7 +98,7 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
 
 __all__ = ["exp", "log", "log1p", "expm1", "tanh", "logistic", "sin", "cos", "power",
            "fma", "frexp", "TRIG_BOUND_F32", "TRIG_BOUND_F64", "CACHE_KEY"]
@@ -112,11 +112,15 @@ f64 = np.float64
 # Every kernel and helper is marked LLVM ``alwaysinline``: the loop vectorizer
 # only sees straight-line code if the whole call tree is inlined into the
 # caller's loop, and LLVM's own inliner gives up on the larger kernels (power).
-# Kernels are cached dispatchers rather than register_jitable: compiled once, then loaded
-# from disk in every process (a cached library keeps its bitcode, so callers still inline
-# and vectorize them); register_jitable code was compiled again into each process.
+# The kernels generated code calls (``_kernel``) are cached dispatchers: compiled once, then
+# loaded from disk in every process (a cached library keeps its bitcode, so callers still
+# inline and vectorize them). As register_jitable functions they were compiled again in
+# each process (0.9 of 1.8 s CPU for a new function calling six kernels); their helpers
+# (``_jitable``) stay register_jitable, compiled into each kernel: as cached dispatchers of
+# their own they made the first compile 0.15 s slower still.
 _JIT_OPTIONS = {"forceinline": True}
-_jitable = numba.njit(cache=True, **_JIT_OPTIONS)
+_jitable = register_jitable(**_JIT_OPTIONS)
+_kernel = numba.njit(cache=True, **_JIT_OPTIONS)
 
 # ---------------------------------------------------------------------------
 # LLVM-level helpers
@@ -311,7 +315,7 @@ _INF = float("inf")
 # ---------------------------------------------------------------------------
 
 
-@_jitable
+@_kernel
 def _exp_f32(x):
     xc = _where(x > f32(-104.5), x, f32(-104.5))          # NaN -> -104.5 (fixed below)
     xc = _where(xc < f32(89.0), xc, f32(89.0))
@@ -354,7 +358,7 @@ def _exp_finish_f32(k, r, rl):
     return u * _pow2(k1) * _pow2(k - k1)
 
 
-@_jitable
+@_kernel
 def _exp_f64(x):
     xc = _where(x > f64(-746.0), x, f64(-746.0))
     xc = _where(xc < f64(710.0), xc, f64(710.0))
@@ -421,7 +425,7 @@ def _expm1_finish(k1, k2, r, rl, t):
     return (hi + _mla(s1, rl + t, lo)) * _pow2(k2)
 
 
-@_jitable
+@_kernel
 def _expm1_f32(x):
     xc = _where(x > f32(-30.0), x, f32(-30.0))
     xc = _where(xc < f32(89.0), xc, f32(89.0))
@@ -442,7 +446,7 @@ def _expm1_f32(x):
     return _where(x == f32(0.0), x, y)
 
 
-@_jitable
+@_kernel
 def _expm1_f64(x):
     xc = _where(x > f64(-40.0), x, f64(-40.0))
     xc = _where(xc < f64(710.0), xc, f64(710.0))
@@ -504,7 +508,7 @@ def _log_core_f64(k, f, c):
         + k * f64(6.93147180369123816490e-01)
 
 
-@_jitable
+@_kernel
 def _log_f32(x):
     tiny = x < f32(1.17549435e-38)
     xs = _where(tiny, x * f32(8388608.0), x)                # denormals: scale by 2**23
@@ -516,7 +520,7 @@ def _log_f32(x):
     return _where(x == f32(0.0), f32(-_INF), y)
 
 
-@_jitable
+@_kernel
 def _log_f64(x):
     tiny = x < f64(2.2250738585072014e-308)
     xs = _where(tiny, x * f64(18014398509481984.0), x)      # 2**54
@@ -528,7 +532,7 @@ def _log_f64(x):
     return _where(x == f64(0.0), f64(-_INF), y)
 
 
-@_jitable
+@_kernel
 def _log1p_f32(x):
     u = f32(1.0) + x
     k, m = _split_sqrt2(u)
@@ -547,7 +551,7 @@ def _log1p_f32(x):
     return _where(x == f32(0.0), x, y)
 
 
-@_jitable
+@_kernel
 def _log1p_f64(x):
     u = f64(1.0) + x
     k, m = _split_sqrt2(u)
@@ -570,7 +574,7 @@ def _log1p_f64(x):
 # ---------------------------------------------------------------------------
 
 
-@_jitable
+@_kernel
 def _tanh_f32(x):
     a = _fabs(x)
     a = _where(a < f32(10.0), a, f32(10.0))                 # tanh(10) == 1 in float32
@@ -584,7 +588,7 @@ def _tanh_f32(x):
     return _where(x == x, y, x)
 
 
-@_jitable
+@_kernel
 def _tanh_f64(x):
     a = _fabs(x)
     a = _where(a < f64(22.0), a, f64(22.0))
@@ -598,13 +602,13 @@ def _tanh_f64(x):
     return _where(x == x, y, x)
 
 
-@_jitable
+@_kernel
 def _logistic_f32(x):
     e = _exp_f32(-_fabs(x))
     return _div(_where(x >= f32(0.0), f32(1.0), e), f32(1.0) + e)
 
 
-@_jitable
+@_kernel
 def _logistic_f64(x):
     e = _exp_f64(-_fabs(x))
     return _div(_where(x >= f64(0.0), f64(1.0), e), f64(1.0) + e)
@@ -684,24 +688,24 @@ def _trig_f64(x, shift):
     return y
 
 
-@_jitable
+@_kernel
 def _sin_f32(x):
     y = _trig_f32(x, f32(0.0))
     return _where(x == f32(0.0), x, y)                       # keep -0.0
 
 
-@_jitable
+@_kernel
 def _cos_f32(x):
     return _trig_f32(x, f32(1.0))
 
 
-@_jitable
+@_kernel
 def _sin_f64(x):
     y = _trig_f64(x, f64(0.0))
     return _where(x == f64(0.0), x, y)
 
 
-@_jitable
+@_kernel
 def _cos_f64(x):
     return _trig_f64(x, f64(1.0))
 
@@ -863,7 +867,7 @@ def _pow_fixup(x, y, r, zero, half, one, inf, odd_limit):
     return _where((y == zero) | (x == one), one, r)
 
 
-@_jitable
+@_kernel
 def _power_f32(x, y):
     lh, ll = _logk_f32(_fabs(x))
     dh, dl = _dw_mul1(lh, ll, y)
@@ -871,7 +875,7 @@ def _power_f32(x, y):
     return _pow_fixup(x, y, r, f32(0.0), f32(0.5), f32(1.0), f32(_INF), f32(16777216.0))
 
 
-@_jitable
+@_kernel
 def _power_f64(x, y):
     lh, ll = _logk_f64(_fabs(x))
     dh, dl = _dw_mul1(lh, ll, y)
@@ -978,7 +982,7 @@ def _bits_float(typingctx, bits):
     return ft(bits), codegen
 
 
-@_jitable
+@_kernel
 def _frexp_f32(x):
     tiny = abs(x) < f32(1.1754943508222875e-38)  # denormal (or zero): scale into range
     y = x * f32(33554432.0) if tiny else x       # 2**25
@@ -989,7 +993,7 @@ def _frexp_f32(x):
     return (x if keep else m), np.int32(0 if keep else e)
 
 
-@_jitable
+@_kernel
 def _frexp_f64(x):
     tiny = abs(x) < 2.2250738585072014e-308
     y = x * 18014398509481984.0 if tiny else x   # 2**54
