@@ -296,6 +296,36 @@ def test_loops_over_tuples_and_lists_of_layers(x64):
     check_grads(P.fori_loop_mixed_rank_carry, (X,), order=2)
 
 
+def _copied_onto_itself(x, n):
+    y = x * 2.0
+    for i in range(n):
+        y = y
+    d = {"a": y}
+    d = d
+    return jnp.sum(d["a"] ** 2)  # 4 x ** 2
+
+
+def _reversed_onto_itself(x, n):
+    p = (x * 2.0, x * 3.0)
+    for i in range(n):
+        p = p[::-1]
+    return jnp.sum(p[0] * x * x)  # 2 x ** 3 (n even), 3 x ** 3 (n odd)
+
+
+def test_a_statement_reading_its_own_target_keeps_its_cotangent(x64):
+    """y = y, d = d and p = p[::-1] move the target's cotangent into the target: it was
+    added to itself and then reset, so grad of y = y; sum(y ** 2) was 0 (and jacrev of
+    jacrev of jacrev, whose code has such a copy, gave zeros)."""
+    x = np.array([0.5, -1.0, 2.0])
+    for n in (0, 1, 2):
+        for g in (grad(_copied_onto_itself), astjax.jit(grad(_copied_onto_itself))):
+            np.testing.assert_allclose(g(x, n), 8.0 * x, rtol=1e-12)
+    for n in (3, 2, 0):
+        want = (9.0 if n % 2 else 6.0) * x ** 2
+        np.testing.assert_allclose(grad(_reversed_onto_itself)(x, n), want, rtol=1e-12)
+    check_grads(lambda x: _reversed_onto_itself(x, 3), (x,), order=2)
+
+
 def test_loops_over_a_list_of_layers_on_numba(x64, numba_backend):
     params, x = _layers(), rng.standard_normal((5, 3))
     jitted = astjax.jit(grad(P.mlp_over_a_list_of_layers))

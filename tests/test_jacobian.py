@@ -279,6 +279,19 @@ def test_hessian_through_a_container_element_replaced_in_a_loop(x64, h):
         np.testing.assert_allclose(h(x, n), want, rtol=1e-12, atol=1e-12)
 
 
+def fourth_power(x):
+    return x ** 4
+
+
+def test_third_order_by_reverse_mode(x64):
+    """jacrev(jacrev(jacrev(f))) was all zeros: the second-order code it differentiates
+    holds d_x = d_x + 0.0, whose adjoint (a copy onto itself) lost the cotangent."""
+    x = np.array([0.5, -1.0, 2.0])
+    want = np.zeros((3, 3, 3, 3))
+    want[np.arange(3), np.arange(3), np.arange(3), np.arange(3)] = 24.0 * x
+    np.testing.assert_allclose(jacrev(jacrev(jacrev(fourth_power)))(x), want, rtol=1e-12)
+
+
 # --- compiled ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("jac", [jacrev, jacfwd])

@@ -864,10 +864,19 @@ class ReverseMode(ListAdjoints):
         indexing of containers, float(x)."""
         value = s.value
         stmts = []
+        # a statement reading its own target (y = y, p = p[::-1]) moves the cotangent into
+        # the variable it comes from: it is read into temporaries and reset first (moved
+        # and then reset, it was added to itself and lost: grad of y = y was 0)
+        own = {}
+        if target in _names([value], gast.Load):
+            for path, _ in float_leaves(t):
+                own[path] = self.names.fresh("c")
+                stmts.append(assign(own[path], load(self.ct(target, path))))
+            stmts += [assign(self.ct(target, path), const(0.0)) for path in own]
 
         def move(src_path, dst_var, dst_path, dst_type):
             for path, _ in float_leaves(dst_type):
-                d_src = self.ct(target, src_path + path)
+                d_src = own.get(src_path + path) or self.ct(target, src_path + path)
                 self._add(dst_var, dst_path + path, load(d_src), stmts, False)
 
         if isinstance(value, gast.Name) and value.id in self.locals():
@@ -913,6 +922,8 @@ class ReverseMode(ListAdjoints):
             pass  # a global or a constant: nothing to move
         else:
             raise self.error(s, "astjax cannot differentiate this statement yet")
+        if own:
+            return stmts  # reset before the move
         return stmts + self.reset_cotangent(target, t)  # after the move has read it
 
 
