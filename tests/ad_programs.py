@@ -1,5 +1,6 @@
 """Programs whose derivatives the AD tests check against finite differences."""
 import functools
+import types
 
 import numpy as np
 
@@ -705,3 +706,13 @@ def set_by_every_trip(x, n):
     for i in range(n):
         y = jnp.sin(x) * i  # y's cotangent: an array for the last trip only
     return jnp.sum(y * x)
+
+
+# arrays read from outside that promote to the input's dtype (JAX's autodiff cookbook
+# multiplies by a global bool array of targets)
+CAPTURED_MASK = jnp.array([True, False, True])
+CAPTURED = types.SimpleNamespace(counts=jnp.array([1, 2, 3]))
+
+
+def reads_captured_arrays_that_promote(w):
+    return jnp.sum(jnp.sin(w) * CAPTURED_MASK + w * CAPTURED.counts)

@@ -115,6 +115,19 @@ def test_stop_gradient():
     np.testing.assert_allclose(grad(P.stopped)(x), x)  # d/dx sum(x * const) with const = x
 
 
+def test_arrays_read_from_outside_that_promote():
+    # a captured bool or int array cast to the input's dtype: the derivative, which
+    # types the cast again, looked up the generated constant's name ("name 'const_...' is
+    # not defined"), and a captured attribute (ns.counts) was an internal error
+    w = np.float32([1.0, 2.0, 0.5])
+    expected = np.cos(w) * [1, 0, 1] + [1, 2, 3]
+    f = P.reads_captured_arrays_that_promote
+    np.testing.assert_allclose(f(w), np.sum(np.sin(w) * [1, 0, 1] + w * [1, 2, 3]), rtol=1e-6)
+    np.testing.assert_allclose(grad(f)(w), expected, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(grad(f))(w), expected, rtol=1e-6)
+    np.testing.assert_allclose(hessian(f)(w), np.diag(-np.sin(w) * [1, 0, 1]), atol=1e-6)
+
+
 def test_grad_under_jit_and_in_compiled_code():
     g = astjax.jit(grad(P.poly))(1.0)
     assert float(g) == 8.0

@@ -203,10 +203,11 @@ def _mixed_sequence_operand(value):
         for t in types.values())
 
 
-def cast_statement(name, from_node_name, dtype, like, ones=(), from_type=None):
-    """``name = jnp.astype(source, dtype)`` with its annotations."""
+def cast_statement(name, from_node_name, dtype, like, ones=(), from_type=None, src=None):
+    """``name = jnp.astype(source, dtype)`` with its annotations (``src``: the source
+    node, else a load of ``from_node_name``)."""
     op = REGISTRY["astype"]
-    src = load(from_node_name)
+    src = load(from_node_name) if src is None else src
     if from_type is not None:
         anno.set_(src, "type", from_type)
     call = gast.Call(func=gast.Attribute(value=load(NUMPY_NAME), attr="astype",
@@ -252,16 +253,30 @@ def _promotion_casts(value, where):
             continue
         tmp = f"{_id(node)}_as_{np.dtype(dtype).name}"
         ones = as_array_type(types[name]).ones
-        pre.append(cast_statement(tmp, _id(node), dtype, where, ones, from_type=types[name]))
+        pre.append(cast_statement(tmp, _id(node), dtype, where, ones, from_type=types[name],
+                                  src=_captured_source(node)))
         _replace_operand(value, node, tmp)  # also rebinds operand_nodes[name]
         anno.set_(nodes[name], "type", ArrayType(np.dtype(dtype), ones, False))
     return pre
 
 
 def _id(node):
+    if anno.get(node, "captured"):  # a Name or an attribute (``cfg.w``) read from outside
+        return anno.get(node, "captured")
     if isinstance(node, gast.Name):
-        return anno.get(node, "captured") or node.id
+        return node.id
     raise UserCodeError("internal: cast of a non-name operand")
+
+
+def _captured_source(node):
+    """A captured array's node, copied with its mark: a transform that retypes the cast
+    (grad's ``*_vjp``) must capture the array again, not look up the generated name."""
+    captured = anno.get(node, "captured")
+    if not captured:
+        return None
+    src = anno.clean_copy(node)
+    anno.set_(src, "captured", captured)
+    return src
 
 
 def _replace_operand(value, old, new_name):
