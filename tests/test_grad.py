@@ -110,6 +110,31 @@ def test_vjp_pullback():
     np.testing.assert_allclose(ct, [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0], rtol=1e-6)
 
 
+def test_the_functions_vjp_and_linearize_return_can_be_jitted_and_vmapped():
+    # JAX's autodiff cookbook: jit(f_vjp)(1.), vmap(vjp_fun)(M), our_jacrev's
+    # vmap(vjp_fun)(jnp.eye(len(y))); each raised "'_Pullback' object has no attribute
+    # '__name__'"
+    x = np.float32([0.5, 1.0])
+    expected = [np.cos(0.5) * 0.5 + np.sin(0.5), 0.0]
+    _, pull = vjp(P.vector_out, x)
+    (ct,) = astjax.jit(pull)(np.float32([1.0, 0.0]))
+    np.testing.assert_allclose(ct, expected, rtol=1e-6)
+    (jac,) = astjax.vmap(pull)(np.eye(2, dtype=np.float32))
+    np.testing.assert_allclose(jac, np.diag(np.cos(x) * x + np.sin(x)), rtol=1e-6)
+    # a pytree of primals with a Python float in it, has_aux, and a call from compiled code
+    params = {"w": np.float32([1.0, 2.0]), "b": 0.5}
+    _, pull, _ = vjp(P.with_aux, np.float32(0.7), has_aux=True)
+    np.testing.assert_allclose(astjax.jit(pull)(1.0)[0], pull(1.0)[0], rtol=1e-6)
+    _, pull = vjp(P.pytree_params, params, x)
+    ct = astjax.jit(lambda g: pull(g)[0]["w"] * 2.0)(np.float32(1.0))
+    np.testing.assert_allclose(ct, pull(np.float32(1.0))[0]["w"] * 2.0, rtol=1e-6)
+    # linearize's f_jvp likewise ('cannot compile *args/**kwargs parameters')
+    _, f_jvp = linearize(P.vector_out, x)
+    np.testing.assert_allclose(astjax.jit(f_jvp)(np.float32([1.0, 0.0])), expected, rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(f_jvp)(np.eye(2, dtype=np.float32)),
+                               np.diag(np.cos(x) * x + np.sin(x)), rtol=1e-6)
+
+
 def test_stop_gradient():
     x = np.float32([1.0, -2.0, 3.0])
     np.testing.assert_allclose(grad(P.stopped)(x), x)  # d/dx sum(x * const) with const = x

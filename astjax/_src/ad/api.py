@@ -5,6 +5,8 @@
 Compiled code can call ``grad(f)``, and ``grad(grad(f))`` differentiates the
 generated ``f_grad``.
 """
+import inspect
+
 import gast
 import numpy as np
 
@@ -236,6 +238,44 @@ class _Pullback:
         cotangents = compiled.run(self.primals + (cotangent,))[1]
         return _float0_where_none(self.primals, cotangents)
 
+    def function_for(self, arg_types, program):
+        """``jit(pullback)``, ``vmap(pullback)``, a call from compiled code: a function of
+        the cotangent calling ``fun``'s ``*_vjp`` with the primals as captured arrays (as
+        JAX closes over them); an integer primal's cotangent is None there."""
+        from ..frontend.synthetic import from_source
+        spec, primals, namespace = _closed_over_primals(self.target, self.primals, program)
+        namespace["_vjp"] = vjp_function(spec, {0} if self.has_aux else None)
+        seed = "(g, None)" if self.has_aux else "g"
+        source = (f"def {spec.name}_pullback(g):\n"
+                  f"    return _vjp({primals}{',' if primals else ''} {seed})[1]\n")
+        return from_source(f"{spec.name}_pullback", source, namespace, spec.parsed)
+
+
+def _closed_over_primals(target, primals, program):
+    """For a function closing over concrete ``primals`` (vjp's pullback, linearize's
+    f_jvp) called from compiled code: ``target``'s specialization at their types, the
+    source text of the primals as arguments, and the namespace it reads them from (each
+    array a captured constant, Python numbers weak arrays)."""
+    from ..ir.trees import container_source, namespace_ref
+    from ..ir.types import keyed_children, type_of_value
+    from ..runtime.array import Array, to_numpy_input
+    primal_types = tuple(type_of_value(p) for p in primals)
+    spec = program.specialize(target.function_for(primal_types, program), primal_types)
+    namespace = {}
+    ref = namespace_ref(namespace)
+
+    def source_of(t, value):
+        pairs = keyed_children(t)
+        if pairs is not None:
+            return container_source(t, [source_of(c, value[k]) for k, c in pairs], ref)
+        if isinstance(t, Static):
+            return repr(t.value) if t.value is None else ref(t.value)
+        name = f"_primal{len(namespace)}"
+        namespace[name] = Array(np.asarray(to_numpy_input(value)), t.weak)
+        return name
+
+    return spec, ", ".join(source_of(t, p) for t, p in zip(primal_types, primals)), namespace
+
 
 class _VjpTarget:
     """``fun``'s vjp function at the primal types (the cotangent type is the last)."""
@@ -444,10 +484,32 @@ jvp.function_for = _jvp_in_compiled_code
 def linearize(fun, *primals):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` is the jvp at ``primals``."""
     out = _Primal(fun)(*primals)
+    return out, _Linearized(fun, primals)
 
-    def f_jvp(*tangents):
-        return jvp(fun, primals, tangents)[1]
-    return out, f_jvp
+
+class _Linearized:
+    """What ``linearize`` returns: ``f_jvp(*tangents)``, one tangent per primal."""
+
+    def __init__(self, fun, primals):
+        self.fun, self.primals = fun, primals
+        # one parameter per primal, so that jit and vmap can bind the tangents
+        self.__signature__ = inspect.Signature(
+            [inspect.Parameter(f"t{k}", inspect.Parameter.POSITIONAL_ONLY)
+             for k in range(len(primals))])
+
+    def __call__(self, *tangents):
+        return jvp(self.fun, self.primals, tangents)[1]
+
+    def function_for(self, arg_types, program):
+        """``jit(f_jvp)``, ``vmap(f_jvp)``, a call from compiled code (see _Pullback)."""
+        from ..frontend.synthetic import from_source
+        spec, primals, namespace = _closed_over_primals(Transformed(self.fun), self.primals,
+                                                        program)
+        namespace["_jvp"] = jvp_function(spec, program)
+        tangents = ", ".join(f"t{k}" for k in range(len(self.primals)))
+        source = (f"def {spec.name}_linearized({tangents}):\n"
+                  f"    return _jvp({primals}, {tangents})[1]\n")
+        return from_source(f"{spec.name}_linearized", source, namespace, spec.parsed)
 
 
 def _linearize_in_compiled_code(arg_types, program):
