@@ -716,3 +716,18 @@ CAPTURED = types.SimpleNamespace(counts=jnp.array([1, 2, 3]))
 
 def reads_captured_arrays_that_promote(w):
     return jnp.sum(jnp.sin(w) * CAPTURED_MASK + w * CAPTURED.counts)
+
+
+@custom_jvp
+def twice_exp(x):
+    return 2.0 * jnp.exp(x)
+
+
+@twice_exp.defjvp
+def _twice_exp_jvp(primals, tangents):
+    # the tangent reads the rule's own call of the function (and is not its derivative,
+    # so the answers tell): reverse mode must not differentiate that call
+    x, = primals
+    t, = tangents
+    ans = twice_exp(x)
+    return ans, ans * jnp.sin(x) * t

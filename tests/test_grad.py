@@ -698,6 +698,23 @@ def test_second_derivatives_differentiate_the_rule_as_written(x64):
                                np.diag(3.0 * x * x + np.exp(x)), rtol=1e-12, atol=1e-15)
 
 
+def test_custom_jvp_rule_whose_tangent_reads_the_functions_value(x64):
+    # ans = f(x); ans * sin(x) * t: grad raised RecursionError (reverse mode over the
+    # rule differentiated its call of f, which is the rule again); jvp was right.
+    # Derivatives of derivatives differentiate the rule as written, as in JAX
+    x = np.array([0.3, -0.7, 1.1])
+    f, e, s, c = P.twice_exp, 2.0 * np.exp(x), np.sin(x), np.cos(x)
+    np.testing.assert_allclose(grad(f)(x[0]), e[0] * s[0], rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(grad(f))(x[1]), e[1] * s[1], rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(grad(f))(x), e * s, rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(grad(grad(f)))(x), e * (s * s + c), rtol=1e-12)
+    np.testing.assert_allclose(grad(grad(grad(f)))(x[2]),
+                               e[2] * (s[2] * (s[2] ** 2 + c[2]) + 2 * s[2] * c[2] - s[2]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(hessian(lambda x: jnp.sum(f(x) * x))(x),
+                               np.diag(e * (s * s + c) * x + 2 * e * s), rtol=1e-12)
+
+
 def test_linearize(x64):
     x = np.array([0.5, 1.0])
     out, f_jvp = linearize(P.vector_out, x)

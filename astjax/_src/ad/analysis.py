@@ -146,6 +146,29 @@ def liveness(fdef, out, keys=None):
     return live
 
 
+def activity(fdef, seeds):
+    """The variables whose values depend on the variables ``seeds`` (through values, not
+    conditions): ``liveness`` run forward from some inputs."""
+    active = set(seeds)
+    assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
+    appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
+               and anno.get(n.value, "list_append")]
+    reads = lambda node: any(isinstance(n, gast.Name) and n.id in active
+                             for n in gast.walk(node))
+    changed = True
+    while changed:
+        changed = False
+        for s in assigns:
+            if s.targets[0].id not in active and reads(s.value):
+                active.add(s.targets[0].id)
+                changed = True
+        for call in appends:  # a list holding such a value
+            if call.func.value.id not in active and reads(call):
+                active.add(call.func.value.id)
+                changed = True
+    return active
+
+
 def overwritten(fdef):
     """Names assigned more than once, or inside a loop: their values must be recorded."""
     counts = {a.id: 1 for a in fdef.args.args}

@@ -141,7 +141,9 @@ class custom_jvp(_Custom):
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
                   f"    return _primal({', '.join(params)}), {_tup(cts)}\n")
-        namespace["_map_vjp"] = vjp_function(map_spec)
+        # only the tangents' cotangents: at v = 0 the primals' are zero, and a rule calling
+        # the function (ans = f(x); ans * t) would differentiate this rule again, forever
+        namespace["_map_vjp"] = vjp_function(map_spec, wrt=range(n, 2 * n))
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def primal_function(self, spec):

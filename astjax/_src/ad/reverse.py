@@ -26,21 +26,25 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
 from . import adlib, zero_cotangents
-from .analysis import (child_key, float_leaves, liveness, overwritten, runtime_index,
-                       static_slice_positions)
+from .analysis import (activity, child_key, float_leaves, liveness, overwritten,
+                       runtime_index, static_slice_positions)
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
 from .nodes import _ajx, _call, _locate, _names, _renamed, _sub, literal_node
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
 
-def vjp_function(spec, live=None):
+def vjp_function(spec, live=None, wrt=None):
     """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
 
     ``live``: None when the whole output gets a cotangent, else the keys of the
     output tuple/dict elements that do (``{0}`` for has_aux); the rest count as zero.
+    ``wrt``: None for every input's cotangent, else the positions of the inputs whose
+    cotangents are wanted; the others' are zeros, and nothing that depends on them alone
+    is differentiated.
     """
     live = None if live is None else frozenset(live)
+    wrt = None if wrt is None else frozenset(wrt)
     custom = getattr(spec.fn, "custom_rule", None)
     if custom is not None:  # custom_vjp / custom_jvp: the user's rule
         key = (id(spec), "custom")
@@ -50,11 +54,12 @@ def vjp_function(spec, live=None):
             _CACHE[key] = hit = (spec, fn)  # named first: the rule may call the function
             custom.vjp_function(spec, fn)
         return hit[1]
-    key = (id(spec), live)
+    key = (id(spec), live, wrt)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
-        mode = ReverseMode(spec, live)
+        mode = ReverseMode(spec, live, wrt)
         suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
+        suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
         fn = SyntheticFunction(f"{spec.name}_vjp{suffix}", None, mode.namespace, spec.parsed)
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         mode.build(fn)
@@ -86,7 +91,7 @@ def refuse_list_residuals(spec):
         raise SplitRefused(spec.name)
 
 
-def split_vjp_functions(spec, live=None):
+def split_vjp_functions(spec, live=None, wrt=None):
     """``<name>_fwd(x...) -> (f(x...), residuals)`` and ``<name>_bwd(x..., residuals, g) ->
     (dx...)``: the forward and backward sweeps of ``vjp_function(spec, live)`` as two
     functions (cached), so a caller runs f's forward sweep once, in its own, and keeps what
@@ -95,13 +100,15 @@ def split_vjp_functions(spec, live=None):
     if getattr(spec.fn, "custom_rule", None) is not None:
         return None
     live = None if live is None else frozenset(live)
-    key = (id(spec), live, "split")
+    wrt = None if wrt is None else frozenset(wrt)
+    key = (id(spec), live, wrt, "split")
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
         if id(spec) in _BUILDING:
             return None
-        mode = ReverseMode(spec, live)
+        mode = ReverseMode(spec, live, wrt)
         suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
+        suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
         fwd = SyntheticFunction(f"{spec.name}_fwd{suffix}", None, mode.namespace, spec.parsed)
         bwd = SyntheticFunction(f"{spec.name}_bwd{suffix}", None, mode.namespace, spec.parsed)
         split = (fwd, bwd) if mode.build(fwd, bwd) else None
@@ -139,12 +146,13 @@ def tree_expr(t, leaf, ref, path=()):
 
 
 class ReverseMode(ListAdjoints):
-    def __init__(self, spec, live=None):
+    def __init__(self, spec, live=None, wrt=None):
         refuse_list_residuals(spec)
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
         self.live = live
+        self.wrt = wrt
         self.names = Names(self.fdef)
         self.params = [a.id for a in self.fdef.args.args]
         self.unsafe = overwritten(self.fdef)
@@ -237,6 +245,9 @@ class ReverseMode(ListAdjoints):
                        for p in self.params}
         self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
+        if self.wrt is not None:  # only what depends on those inputs needs an adjoint
+            self.active = activity(self.fdef, {self.params[i] for i in self.wrt})
+            self.useful = {k: v for k, v in self.useful.items() if k in self.active}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         for arg in self.fdef.args.args:
             forward += self.element_cotangents(arg.id, anno.get(arg, "type"))
@@ -431,7 +442,8 @@ class ReverseMode(ListAdjoints):
         if callee is None or id(s) not in self.top_level or \
                 s.targets[0].id not in self.useful or not self.has_float_input(s.value):
             return [anno.clean_copy(s)]
-        split = split_vjp_functions(callee, self.useful.get(s.targets[0].id))
+        split = split_vjp_functions(callee, self.useful.get(s.targets[0].id),
+                                    self.call_wrt(s.value, callee))
         if split is None:
             return [anno.clean_copy(s)]
         pair, res = self.names.fresh("pair"), self.names.fresh("res")
@@ -440,6 +452,18 @@ class ReverseMode(ListAdjoints):
         return [assign(pair, _call(self.global_ref(split[0], split[0].__name__), args), s),
                 assign(s.targets[0].id, _sub(load(pair), (0,)), s),
                 assign(res, _sub(load(pair), (1,)), s)]
+
+    def call_wrt(self, value, callee):
+        """In a vjp for some inputs only (``wrt``): the callee's parameters whose arguments
+        depend on them, so that it differentiates only those too; else None."""
+        if self.wrt is None:
+            return None
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
+        return frozenset(k for k, name in enumerate(sig.parameters)
+                         if name in bound.arguments and any(
+                             isinstance(n, gast.Name) and n.id in self.active
+                             for n in gast.walk(bound.arguments[name])))
 
     def call_arguments(self, value, callee, arg):
         """The arguments of call ``value`` in the callee's parameter order, each as
@@ -833,7 +857,8 @@ class ReverseMode(ListAdjoints):
                                          args + [load(res), seed])))
             cts = (lambda k: _sub(load(r), (k,)))
         else:
-            fn = vjp_function(callee, self.useful.get(target))  # only the elements used here
+            # only the elements used here (and, see call_wrt, the arguments that need it)
+            fn = vjp_function(callee, self.useful.get(target), self.call_wrt(value, callee))
             stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
             cts = (lambda k: _sub(load(r), (1, k)))
         for k, name in enumerate(sig.parameters):
