@@ -292,6 +292,56 @@ def test_third_order_by_reverse_mode(x64):
     np.testing.assert_allclose(jacrev(jacrev(jacrev(fourth_power)))(x), want, rtol=1e-12)
 
 
+def accumulated_sines(x, n):
+    acc = 0.0  # an array after a trip, the scalar with none
+    for i in range(n):
+        acc = acc + jnp.sin(x) * i
+    return jnp.sum(acc * acc)
+
+
+@pytest.mark.parametrize("h", [hessian(accumulated_sines), jit(hessian(accumulated_sines)),
+                               jacrev(grad(accumulated_sines))],
+                         ids=["hessian", "jit_hessian", "jacrev_grad"])
+def test_second_order_through_an_array_variable_holding_its_starting_scalar(x64, h):
+    """acc and its cotangent are typed as arrays but hold the 0.0 they start as where no
+    trip set them; vmap over the basis broadcast such a value to (B,), one axis short, so
+    unbroadcast and cotangent_like lined the batch axis up with x's axis (n = 0: 'cannot
+    reshape array of size 1 into shape (4,)')."""
+    x = np.linspace(-1.0, 1.2, 4)
+    for n in (3, 2, 1, 0):
+        c = n * (n - 1) / 2  # f = c**2 sum(sin(x)**2)
+        H = h(x, n)
+        assert H.shape == (4, 4)
+        np.testing.assert_allclose(H, np.diag(2.0 * c ** 2 * np.cos(2.0 * x)), rtol=1e-12,
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("h", [jacrev(jacrev(AD.accumulator_skips_its_first_trip)),
+                               jacrev(grad(AD.accumulator_skips_its_first_trip))],
+                         ids=["jacrev_jacrev", "jacrev_grad"])
+def test_second_order_where_an_accumulator_skips_its_first_trip(x64, h):
+    """With one trip acc keeps its 0.0 (the trip continues before setting it): a rank
+    error in cotangent_like under vmap. f = sum(acc) is linear in x."""
+    x = np.linspace(-1.0, 1.2, 4)
+    for n in (3, 1, 0):
+        H = h(x, n)
+        assert H.shape == (4, 4)
+        np.testing.assert_array_equal(H, np.zeros((4, 4)))
+
+
+def test_second_order_through_an_array_variable_holding_its_starting_scalar_numba(
+        numba_backend):
+    """Numba's code (where acc is an array on every path) is unchanged and runs with
+    trips; with none the call runs on the python backend, which gave the error above."""
+    x = np.linspace(-1.0, 1.2, 4).astype(np.float32)
+    jitted = jit(hessian(accumulated_sines))
+    np.testing.assert_allclose(jitted(x, 3), np.diag(18.0 * np.cos(2.0 * x)), rtol=1e-5,
+                               atol=1e-5)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba" and getattr(compiled, "_twin", None) is None
+    np.testing.assert_array_equal(jitted(x, 0), np.zeros((4, 4), np.float32))
+
+
 # --- compiled ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("jac", [jacrev, jacfwd])

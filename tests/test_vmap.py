@@ -1251,6 +1251,29 @@ def test_a_per_example_rest_returns_only_what_the_return_reads():
     check(_loop_variable_reused, xs, np.array([0, 3, 2], np.int32), loops=True)
 
 
+def _accumulated_then_batched(x, w, n, m):
+    acc = 0.0  # an array after a trip, the scalar with none
+    for i in range(n):
+        acc = acc + w * i
+    y = acc  # not batched: batched where the loop below meets x
+    for j in range(m):
+        y = y + x * j
+    return y
+
+
+@pytest.mark.parametrize("shape", [(4,), (2, 4)], ids=["rank1", "rank2"])
+def test_an_array_variable_holding_its_starting_scalar_made_batched(shape):
+    """With no trips acc, typed as an array, holds the 0.0 it starts as; broadcast along
+    the batch axis it got shape (B,), short of its rank, which met x's last axis (B = 3
+    against 4: 'operands could not be broadcast together')."""
+    xs = np.arange(3 * np.prod(shape), dtype=np.float32).reshape((3,) + shape) - 5.0
+    w = np.linspace(-1.0, 2.0, np.prod(shape)).astype(np.float32).reshape(shape)
+    for n in (0, 1, 3):
+        check(_accumulated_then_batched, xs, w, n, 2, in_axes=(0, None, None, None))
+    check(grad(lambda x, n: jnp.sum(_accumulated_then_batched(x, w, n, 2) ** 2)), xs, 0,
+          in_axes=(0, None))
+
+
 def _cond_sin_or_cube(x):
     return jnp.sum(astjax.lax.cond(jnp.sum(x) > 0, lambda v: jnp.sin(v) * v,
                                    lambda v: v * v * v, x))

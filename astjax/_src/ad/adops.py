@@ -32,19 +32,10 @@ del NAMESPACE["unbroadcast"]
 
 
 def _cotangent_like(d, z):
-    """``d`` (possibly the weak scalar 0.0 meaning "no cotangent yet") in z's shape and dtype.
-
-    z may itself be that 0.0, standing for zeros of an array type (a cotangent variable on
-    the python backend, read by forward-over-reverse code); d, its tangent, is then zero
-    too but may have more axes: vmap gives a 0.0 joined into an array variable size-1 axes
-    up to the variable's rank. d already stands for z there and is kept."""
+    """``d`` (possibly the weak scalar 0.0 meaning "no cotangent yet") in z's shape and dtype."""
     d = np.asarray(d, dtype=np.result_type(z))
     shape = np.shape(z)
-    if d.shape == shape:
-        return d
-    if d.ndim > len(shape) and not np.any(z) and not np.any(d):
-        return d
-    return np.broadcast_to(d, shape).copy()
+    return d if d.shape == shape else np.broadcast_to(d, shape).copy()
 
 
 def _cotangent_like_rule(d, z):

@@ -541,9 +541,17 @@ class Batcher:
         ndim = r if ndim is None else max(ndim, r)
         ones = (1,) * (ndim - r)
         head = "(" + ", ".join([self.B] + [str(o) for o in ones]) + ",)"
-        shape = head if r == 0 else f"{head} + {v.text}.shape"
-        if r == 0 and not isinstance(v.t, ArrayType):
+        if r == 0:
             shape = head
+        elif self.program.backend == "python":
+            # an array variable may hold the 0.0 it started as (acc = 0.0, a cotangent): the
+            # python backend keeps that scalar where it meets an array. Pad its shape with 1s
+            # to the type's rank, or the batch axis would meet a data axis of the batched
+            # values it joins. A rank-1 v's length is its size (1 for the scalar)
+            shape = f"{head[:-2]}, {v.text}.size)" if r == 1 else \
+                f"{head} + ({(1,) * r} + {v.text}.shape)[-{r}:]"
+        else:  # a Numba variable holds one type: v has its rank
+            shape = f"{head} + {v.text}.shape"
         name = self.tmp(self._hint(v.text, "b"), self.call(
             "broadcast_to", {"a": v.text}, {"shape": shape}))
         if isinstance(v.t, ArrayType):
