@@ -731,3 +731,29 @@ def _twice_exp_jvp(primals, tangents):
     t, = tangents
     ans = twice_exp(x)
     return ans, ans * jnp.sin(x) * t
+
+
+@custom_jvp
+def x_squared_y(x, y):
+    return x ** 2 * y
+
+
+# one rule per argument (JAX's defjvps), not the derivative, so the answers tell
+x_squared_y.defjvps(lambda x_dot, out, x, y: 3.0 * x * y * x_dot,
+                    lambda y_dot, out, x, y: out * y_dot)
+
+
+@custom_jvp
+def x_squared_y_fixed_y(x, y):
+    return x ** 2 * y
+
+
+x_squared_y_fixed_y.defjvps(lambda x_dot, out, x, y: 2.0 * x * y * x_dot, None)
+
+
+@custom_jvp
+def sin_and_identity(x):
+    return {"a": jnp.sin(x), "b": x}
+
+
+sin_and_identity.defjvps(lambda t, out, x: {"a": jnp.cos(x) * t, "b": 2.0 * t})

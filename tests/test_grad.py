@@ -715,6 +715,25 @@ def test_custom_jvp_rule_whose_tangent_reads_the_functions_value(x64):
                                np.diag(e * (s * s + c) * x + 2 * e * s), rtol=1e-12)
 
 
+def test_custom_jvp_defjvps(x64):
+    # JAX's defjvps: a rule per argument, tangents summed, None for no tangent; it was
+    # "'custom_jvp' object has no attribute 'defjvps'"
+    x, y = 0.7, -1.3
+    f, g, h = P.x_squared_y, P.x_squared_y_fixed_y, P.sin_and_identity
+    np.testing.assert_allclose(grad(f, (0, 1))(x, y), (3 * x * y, x * x * y), rtol=1e-12)
+    np.testing.assert_allclose(jvp(f, (x, y), (1.0, 2.0))[1], 3 * x * y + 2 * x * x * y,
+                               rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(grad(g, (0, 1)))(x, y), (2 * x * y, 0.0),
+                               rtol=1e-12)
+    xs = np.array([0.3, 1.2])
+    np.testing.assert_allclose(astjax.vmap(grad(f))(xs, xs), 3 * xs * xs, rtol=1e-12)
+    np.testing.assert_allclose(grad(grad(f))(x, y), 3 * y, rtol=1e-12)
+    out, tangent = jvp(h, (x,), (1.0,))
+    np.testing.assert_allclose((tangent["a"], tangent["b"]), (np.cos(x), 2.0), rtol=1e-12)
+    np.testing.assert_allclose(grad(lambda x: h(x)["a"] + h(x)["b"])(x), np.cos(x) + 2.0,
+                               rtol=1e-12)
+
+
 def test_linearize(x64):
     x = np.array([0.5, 1.0])
     out, f_jvp = linearize(P.vector_out, x)

@@ -112,6 +112,29 @@ class custom_jvp(_Custom):
         self.rule = jvp
         return jvp
 
+    def defjvps(self, *jvps):
+        """One rule per argument, ``jvps[i](t_i, out, *primals)`` (None: no tangent), their
+        tangents summed, as JAX's ``defjvps``."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+        n = len(inspect.signature(self.fun).parameters)
+        jvps = jvps[:n]  # as JAX's zip(tangents, jvps): a missing rule counts as None
+        ps, ts = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+        terms = [f"_j{i}({ts[i]}, out, {', '.join(ps)})" for i, j in enumerate(jvps) if j]
+        total = "_tree_map(jnp.zeros_like, out)" if not terms else terms[0]
+        for term in terms[1:]:
+            total = f"_tree_map(_add, {total}, {term})"
+        from astjax.tree_util import tree_map
+        namespace = {"_f": self, "_tree_map": tree_map, "_add": _add, "jnp": jnp,
+                     **{f"_j{i}": j for i, j in enumerate(jvps) if j}}
+        source = (f"def {self.fun.__name__}_jvps(primals, tangents):\n"
+                  f"    {', '.join(ps)}, = primals\n"
+                  f"    {', '.join(ts)}, = tangents\n"
+                  f"    out = _f({', '.join(ps)})\n"
+                  f"    return out, {total}\n")
+        self.rule = from_source(f"{self.fun.__name__}_jvps", source, namespace,
+                                _origin(self.fun))
+
     def rule_call(self, params, tangents):
         """Source calling the rule as JAX does: ``nondiff_argnums`` arguments first, then
         the primals and the tangents of the others."""
@@ -171,6 +194,10 @@ class custom_jvp(_Custom):
         lines.append(f"    return {self.rule_call(params, tangents)}")
         return from_source(f"{spec.name}_jvp", "\n".join(lines) + "\n", namespace,
                            spec.parsed, into)
+
+
+def _add(a, b):
+    return a + b
 
 
 class BatchedCustomVjp:
