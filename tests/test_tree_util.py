@@ -543,3 +543,46 @@ def test_dict_comprehension_gradients_and_errors(x64):
     from astjax._src.errors import UnsupportedSyntaxError
     with pytest.raises(UnsupportedSyntaxError, match="one `for` and no `if`"):
         astjax.jit(_with_a_condition)(params)
+
+
+class Scaled:
+    """JAX's docs' class-method example: static fields as a dict of aux data (unhashable)."""
+
+    def __init__(self, x, mul):
+        self.x, self.mul = x, mul
+
+
+tu.register_pytree_node(Scaled, lambda s: ((s.x,), {"mul": s.mul}),
+                        lambda aux, children: Scaled(*children, **aux))
+
+
+def _scaled_calc(s, y):
+    if s.mul:
+        return s.x * y
+    return y
+
+
+def _scaled_double(s):
+    return Scaled(s.x * 2.0, s.mul)
+
+
+def test_unhashable_aux_data_as_in_jax():
+    # jit(f)(Scaled(2, True), 3) raised TypeError: unhashable type: 'dict'
+    structure = tu.tree_structure(Scaled(1.0, True))
+    assert hash(structure) == hash(tu.tree_structure(Scaled(2.0, True)))
+    assert structure != tu.tree_structure(Scaled(1.0, False))
+    f = astjax.jit(_scaled_calc)
+    s = Scaled(2, True)
+    assert f(s, 3) == 6
+    assert f(Scaled(5, True), 3) == 15 and len(f.cache) == 1  # equal aux: no new compile
+    s.mul = False  # the aux data changed: compiled again, as in JAX
+    assert f(s, 3) == 3 and len(f.cache) == 2
+    out = astjax.jit(_scaled_double)(Scaled(jnp.array([1.0, 2.0]), True))
+    assert type(out) is Scaled and out.mul is True
+    np.testing.assert_array_equal(out.x, [2.0, 4.0])
+    g = astjax.grad(lambda s, y: jnp.sum(_scaled_calc(s, y)))(
+        Scaled(jnp.array([1.0, 2.0]), True), 3.0)
+    assert type(g) is Scaled and g.mul is True
+    np.testing.assert_array_equal(g.x, [3.0, 3.0])
+    v = astjax.vmap(_scaled_calc, in_axes=(0, None))(Scaled(jnp.arange(3.0), True), 2.0)
+    np.testing.assert_array_equal(v, [0.0, 2.0, 4.0])

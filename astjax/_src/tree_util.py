@@ -130,7 +130,8 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
     """Make ``nodetype`` a pytree node.
 
     ``flatten_func(x) -> (children, aux_data)``; ``unflatten_func(aux_data, children) -> x``.
-    ``aux_data`` must be hashable and comparable: it is part of the tree structure.
+    ``aux_data`` is part of the tree structure, compared with ``==`` (as in JAX, it need
+    not be hashable: a dict of static fields works).
     """
     _register(nodetype, _Entry(flatten_func, unflatten_func, _positions, FlattenedIndexKey))
     return nodetype
@@ -341,11 +342,33 @@ class PyTreeDef:
     def __hash__(self):
         # Cached: structures are dispatch-cache keys.
         if self._hash is None:
-            self._hash = hash(self._node)
+            self._hash = _node_hash(self._node)
         return self._hash
 
     def __repr__(self):
         return f"PyTreeDef({_node_repr(self._node)})"
+
+
+def aux_key(aux):
+    """A hashable stand-in for a node's aux data: JAX accepts unhashable aux data (a dict of
+    static fields, in its docs' class-method example) and compares it with ==."""
+    try:
+        hash(aux)
+        return aux
+    except TypeError:
+        pass
+    if isinstance(aux, dict):
+        return ("dict",) + tuple((k, aux_key(v)) for k, v in aux.items())
+    if isinstance(aux, (list, tuple)):
+        return (type(aux).__name__,) + tuple(aux_key(v) for v in aux)
+    return type(aux)  # equal values hash alike; == tells them apart
+
+
+def _node_hash(node):
+    if node is None:
+        return hash(None)
+    t, aux, children = node
+    return hash((t, aux_key(aux), tuple(_node_hash(c) for c in children)))
 
 
 def _flatten_up_to(node, x, out):

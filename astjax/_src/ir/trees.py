@@ -52,6 +52,9 @@ class TreeBuilder:
     node_type: type
     aux: object
 
+    def __hash__(self):
+        return hash((self.node_type, tree_util.aux_key(self.aux)))
+
     def __call__(self, *children):
         return tree_util.unflatten_one_level(self.node_type, self.aux, children)
 

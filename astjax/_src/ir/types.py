@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import dtypes
+from ..tree_util import aux_key
 
 
 class Type:
@@ -94,6 +95,9 @@ class TreeType(Type):
     aux: object
     keys: tuple
     children: tuple
+
+    def __hash__(self):
+        return hash((self.node_type, aux_key(self.aux), self.keys, self.children))
 
     def child(self, key):
         return self.children[self.keys.index(key)]
