@@ -189,3 +189,55 @@ def test_same_source_with_other_captured_values_and_lambdas_on_one_line(backend)
         assert float(add(np.float32(3))) == 4.0 and float(double(np.float32(3))) == 6.0
     finally:
         astjax.config.update("astjax_jit_backend", "python")
+
+
+class _Affine:
+    """JAX's docs jit methods in a class body (the sharp bits, 'jax.jit with class
+    methods'): a transformed function there binds ``self`` as a plain function does."""
+
+    def __init__(self, w, mul=True):
+        self.w, self.mul = w, mul
+
+    @astjax.jit
+    def calc(self, y):
+        if self.mul:
+            return self.w * y
+        return y
+
+    def loss(self, x):
+        return astjax.numpy.sum(self.w * x ** 2)
+
+    dloss = astjax.grad(loss, argnums=1)
+    losses = astjax.vmap(loss, in_axes=(None, 0))
+
+
+astjax.tree_util.register_pytree_node(_Affine, lambda a: ((a.w,), a.mul),
+                                      lambda mul, children: _Affine(children[0], mul))
+
+
+class _Hashed:
+    def __init__(self, w, mul):
+        self.w, self.mul = w, mul
+
+    def calc(self, y):
+        return self.w * y if self.mul else y
+
+    def __hash__(self):
+        return hash((self.w, self.mul))
+
+    def __eq__(self, other):
+        return isinstance(other, _Hashed) and (self.w, self.mul) == (other.w, other.mul)
+
+    calc = astjax.jit(calc, static_argnums=0)
+
+
+def test_transformed_functions_bind_as_methods():
+    # c.calc(3) raised "calc(): missing a required argument: 'y'"
+    a = _Affine(np.float32(2.0))
+    assert a.calc(3.0) == 6.0 and _Affine.calc(a, 3.0) == 6.0
+    a.mul = False
+    assert a.calc(3.0) == 3.0
+    a = _Affine(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(a.dloss(np.array([3.0, 4.0], np.float32)), [6.0, 16.0])
+    np.testing.assert_array_equal(a.losses(np.ones((3, 2), np.float32)), [3.0, 3.0, 3.0])
+    assert _Hashed(2, True).calc(3) == 6 and _Hashed(2, False).calc(y=3) == 3

@@ -10,6 +10,7 @@ import os
 import sys
 import threading
 import time
+import types
 
 import numpy as np
 
@@ -434,6 +435,11 @@ class Transformed:
             donate_argnums = (donate_argnums,)
         self.donate_argnums = tuple(i % len(names) for i in donate_argnums)
         self.cache = {}
+
+    def __get__(self, obj, objtype=None):
+        # a transformed function in a class body is a method, as JAX's jit and grad are
+        # (``@jit def calc(self, y)``: c.calc(3) passes c as self)
+        return self if obj is None else types.MethodType(self, obj)
 
     def function_for(self, arg_types, program):
         """The function this transform stands for at these argument types (jit: ``fun``)."""
