@@ -84,6 +84,17 @@ def tuple_unpack(x, y):
     return a - b + c
 
 
+def starred_unpack(x, y):
+    first, *mid, last = x, y, x * 2, y * 3
+    *init, z = [x, y]
+    one, *none = (x,)
+    (p, *q), r = (x, y, y), x
+    out = first + last * 2 + z + one - r
+    for m in mid + q:  # list slices: Python's starred targets are lists
+        out = out + m
+    return out * len(init) - p + len(none)
+
+
 def enumerate_zip(x, y):
     acc = 0.0
     for i, (a, b) in enumerate(zip(x, y)):

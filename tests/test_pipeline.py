@@ -45,7 +45,7 @@ CASES = [
     (P.while_loop, (X, 3)),
     (P.break_continue, (X, 8)), (P.break_continue, (X, 3)),
     (P.return_in_loop, (X, 5)), (P.return_in_loop, (X, 2)),
-    (P.tuple_unpack, (X, Y)),
+    (P.tuple_unpack, (X, Y)), (P.starred_unpack, (X, Y)),
     (P.enumerate_zip, (X, Y)),
     (P.iterate_array, (X.reshape(5, 1),)),
     (P.comprehension, (X, 4)),
@@ -241,3 +241,28 @@ def test_transformed_functions_bind_as_methods():
     np.testing.assert_array_equal(a.dloss(np.array([3.0, 4.0], np.float32)), [6.0, 16.0])
     np.testing.assert_array_equal(a.losses(np.ones((3, 2), np.float32)), [3.0, 3.0, 3.0])
     assert _Hashed(2, True).calc(3) == 6 and _Hashed(2, False).calc(y=3) == 3
+
+
+def _mlp_starred(params, x):
+    *hidden, last = params  # JAX's pytree tutorial
+    for layer in hidden:
+        x = astjax.nn.relu(x @ layer["w"] + layer["b"])
+    return astjax.numpy.sum(x @ last["w"] + last["b"])
+
+
+def _mlp_indexed(params, x):
+    for layer in params[:-1]:
+        x = astjax.nn.relu(x @ layer["w"] + layer["b"])
+    return astjax.numpy.sum(x @ params[-1]["w"] + params[-1]["b"])
+
+
+def test_starred_assignment_of_a_pytree_list():
+    # *hidden, last = params raised 'astjax cannot compile starred expressions'
+    params = [{"w": rng.standard_normal((m, n)).astype(np.float32),
+               "b": rng.standard_normal(n).astype(np.float32)} for m, n in [(1, 4), (4, 4), (4, 1)]]
+    x = rng.standard_normal((3, 1)).astype(np.float32)
+    np.testing.assert_allclose(astjax.jit(_mlp_starred)(params, x), _mlp_indexed(params, x),
+                               rtol=1e-6)
+    got, want = astjax.grad(_mlp_starred)(params, x), astjax.grad(_mlp_indexed)(params, x)
+    for g, w in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(g, w, rtol=1e-6)

@@ -37,6 +37,8 @@ _HINTS = {
 
 
 def check_supported(parsed):
+    starred_targets = {e for n in gast.walk(parsed.node) if isinstance(n, gast.Assign)
+                       for t in n.targets for e in _starred_in(t)}
     for node in gast.walk(parsed.node):
         if node is parsed.node:
             continue
@@ -45,7 +47,7 @@ def check_supported(parsed):
             hint = _HINTS.get(what, "rewrite it with supported Python (see the README)")
             raise parsed.error(node, f"astjax cannot compile {what} here; {hint}",
                                UnsupportedSyntaxError)
-        if isinstance(node, gast.Starred):
+        if isinstance(node, gast.Starred) and node not in starred_targets:
             raise parsed.error(node, "astjax cannot compile starred expressions (*x); index "
                                "the sequence explicitly", UnsupportedSyntaxError)
     args = parsed.node.args
@@ -63,6 +65,7 @@ class Desugar:
 
     # --- entry -----------------------------------------------------------------------------
     def function(self, fdef):
+        _StarredTargets(self.names).visit(fdef)
         _DictComprehensions(self.parsed).visit(fdef)
         lift_nested_functions(self.parsed, self.names, fdef)
         _remade_lists_renamed(fdef.body, self.names)
@@ -370,6 +373,46 @@ def _grown_list_displays_as_appends(fdef):
             else:
                 new.append(s)
         stmts[:] = new
+
+
+def _starred_in(target):
+    """The starred element of a tuple or list assignment target (``a, *b = x``), nested
+    targets included."""
+    if not isinstance(target, (gast.Tuple, gast.List)):
+        return []
+    return [e for elt in target.elts
+            for e in ([elt] if isinstance(elt, gast.Starred) else _starred_in(elt))]
+
+
+class _StarredTargets(gast.NodeTransformer):
+    """``first, *rest, last = x`` becomes ``t = x; first = t[0]; rest = t[1:-1];
+    last = t[-1]`` (JAX's docs: ``*hidden, last = params``). ``rest`` is a slice of ``x``,
+    so a tuple gives a tuple where Python gives a list."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1 or not _starred_in(node.targets[0]):
+            return node
+        elts = node.targets[0].elts
+        tmp = self.names.fresh("unpacked")
+        out = [assign(tmp, node.value, node)]
+        k = next((i for i, e in enumerate(elts) if isinstance(e, gast.Starred)), None)
+        for i, elt in enumerate(elts):
+            if k is None or i < k:
+                index = const(i)
+            elif i == k:
+                after = len(elts) - k - 1
+                index = gast.Slice(lower=const(k) if k else None,
+                                   upper=const(-after) if after else None, step=None)
+                elt = elt.value
+            else:
+                index = const(i - len(elts))
+            value = gast.Subscript(value=load(tmp), slice=index, ctx=gast.Load())
+            item = copy_loc(gast.Assign(targets=[elt], value=value, type_comment=None), node)
+            out.extend(_as_list(self.visit_Assign(item)))
+        return out
 
 
 class _DictComprehensions(gast.NodeTransformer):
