@@ -15,7 +15,7 @@ from ._src.ad.api import checkpoint, grad, jvp, linearize, remat, value_and_grad
 from ._src.ad.jacobian import hessian, jacfwd, jacrev
 from ._src.ad.custom import custom_jvp, custom_vjp
 from ._src.batching.api import vmap
-from . import dtypes, lax, numpy, nn, test_util, tree_util  # noqa: F401
+from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
 from . import profiler, random  # noqa: F401
 
 __version__ = "0.1.0"

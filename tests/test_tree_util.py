@@ -586,3 +586,34 @@ def test_unhashable_aux_data_as_in_jax():
     np.testing.assert_array_equal(g.x, [3.0, 3.0])
     v = astjax.vmap(_scaled_calc, in_axes=(0, None))(Scaled(jnp.arange(3.0), True), 2.0)
     np.testing.assert_array_equal(v, [0.0, 2.0, 4.0])
+
+
+def _sgd_with_tree_namespace(params, grads):
+    return astjax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+def test_tree_namespace_as_in_jax():
+    # JAX's docs use jax.tree.map / leaves / structure / transpose; astjax had no astjax.tree
+    params = {"n": 5, "W": jnp.ones((2, 2)), "b": jnp.zeros(2)}
+    assert astjax.tree.leaves(params) == tu.tree_leaves(params)
+    assert str(astjax.tree.structure(params)) == "PyTreeDef({'W': *, 'b': *, 'n': *})"
+    leaves, treedef = astjax.tree.flatten(params)
+    assert astjax.tree.unflatten(treedef, leaves) is not None and treedef.num_leaves == 3
+    assert astjax.tree.map(lambda x: x * 2, [[1, 2], [3]]) == [[2, 4], [6]]
+    assert astjax.tree.reduce(lambda a, b: a + b, [1, (2, 3)]) == 6
+    assert astjax.tree.all([True, 1]) and not astjax.tree.all([True, {"a": 0}])
+    assert astjax.tree.map_with_path(lambda p, x: len(p) + x, {"a": [1, 2]}) == {"a": [3, 4]}
+    # the docs' tree_transpose example, and JAX's inner_treedef=None
+    steps = [dict(t=1, obs=3), dict(t=2, obs=4)]
+    want = {"obs": [3, 4], "t": [1, 2]}
+    outer = astjax.tree.structure([0 for _ in steps])
+    assert astjax.tree.transpose(outer_treedef=outer, inner_treedef=astjax.tree.structure(
+        steps[0]), pytree_to_transpose=steps) == want
+    assert astjax.tree.transpose(outer, None, steps) == want
+    with pytest.raises(TypeError, match="Mismatch"):
+        astjax.tree.transpose(astjax.tree.structure([0, 0, 0]), outer, steps)
+    # compiles inside jit as tree_util.tree_map does
+    got = astjax.jit(_sgd_with_tree_namespace)({"w": jnp.ones(3), "b": 1.0},
+                                               {"w": jnp.arange(3.0), "b": 2.0})
+    np.testing.assert_allclose(got["w"], [1.0, 0.9, 0.8], rtol=1e-6)
+    np.testing.assert_allclose(got["b"], 0.8, rtol=1e-6)

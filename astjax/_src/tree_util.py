@@ -12,7 +12,7 @@ from typing import NamedTuple
 __all__ = [
     "PyTreeDef", "Partial",
     "tree_flatten", "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
-    "tree_reduce", "tree_all", "treedef_children", "treedef_is_leaf",
+    "tree_reduce", "tree_all", "tree_transpose", "treedef_children", "treedef_is_leaf",
     "register_pytree_node", "register_pytree_node_class", "register_dataclass",
     "DictKey", "SequenceKey", "GetAttrKey", "FlattenedIndexKey", "keystr",
     "tree_flatten_with_path", "tree_leaves_with_path", "tree_map_with_path",
@@ -454,6 +454,19 @@ def tree_reduce(function, tree, initializer=_no_initializer, is_leaf=None):
 
 def tree_all(tree, *, is_leaf=None):
     return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """An ``outer`` tree of ``inner`` trees as an ``inner`` tree of ``outer`` trees (JAX's;
+    ``inner_treedef=None`` takes the first inner tree's structure)."""
+    flat, treedef = tree_flatten(pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    inner, outer = inner_treedef.num_leaves, outer_treedef.num_leaves
+    if treedef.num_leaves != inner * outer:
+        raise TypeError(f"Mismatch\n{treedef}\n != \n{outer_treedef} of {inner_treedef}")
+    rows = [flat[i * inner:(i + 1) * inner] for i in range(outer)]
+    return inner_treedef.unflatten([outer_treedef.unflatten(col) for col in zip(*rows)])
 
 
 # --- paths ------------------------------------------------------------------------------------
