@@ -18,5 +18,7 @@ from ._src.batching.api import vmap
 from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
 from . import profiler, random  # noqa: F401
 
+jacobian = jacrev  # JAX's alias (its "Thinking in JAX" calls jax.jacobian)
+
 __version__ = "0.1.0"
 _keep_freed_memory()

@@ -517,3 +517,11 @@ def test_jacfwd_of_complex_outputs_of_real_inputs(x64, compiled):
     assert gn.dtype == n.dtype and gn.shape == n.shape and not np.any(gn)
     rows = wrap(jacrev(lambda n, x: P.real_to_complex_pair(x, n)[1], allow_int=True))(n, x)
     assert rows.dtype == n.dtype and rows.shape == (3, 3) and not np.any(rows)
+
+
+def test_jacobian_is_jacrev():
+    # "Thinking in JAX": jacobian(jnp.exp)(x) (astjax had no astjax.jacobian)
+    x = jnp.arange(3.0)
+    np.testing.assert_allclose(astjax.jacobian(jnp.exp)(x), np.diag(np.exp(np.arange(3.0))),
+                               rtol=1e-6)
+    assert astjax.jacobian is jacrev
