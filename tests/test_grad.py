@@ -681,6 +681,20 @@ def test_custom_jvp_nondiff_argnums(x64):
                                np.diag(2.0 * np.cos(x) + 20.0), rtol=1e-12)
 
 
+def test_functions_passed_as_arguments_are_static(x64):
+    # grad(app, 1)(f, x) and a custom_jvp's function-valued nondiff argument called
+    # from Python, as in JAX's custom derivatives notebook: both raised "argument 'f':
+    # astjax cannot take an argument of type function"
+    np.testing.assert_allclose(grad(P.apply_to, 1)(P.cube, 3.0), 27.0, rtol=1e-12)
+    np.testing.assert_allclose(grad(P.apply_to, 1)(jnp.sin, 3.0), np.cos(3.0), rtol=1e-12)
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(P.applied_and_scaled(jnp.sin, x, 2.0), 2.0 * np.sin(x),
+                               rtol=1e-12)
+    np.testing.assert_allclose(grad(P.applied_and_scaled, 1)(P.cube, 0.5, 2.0), 20.0,
+                               rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(P.apply_to)(P.cube, x), x ** 3, rtol=1e-12)
+
+
 def test_second_derivatives_differentiate_the_rule_as_written(x64):
     """As in JAX: a derivative of a derivative differentiates the custom rule as written,
     its primal output included (the rules here are not the primal's derivative, so the

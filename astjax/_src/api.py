@@ -417,6 +417,9 @@ class Transformed:
         from .ops.registry import Op
         if isinstance(fun, Op):  # jit(jnp.sin), vmap(jnp.diag), grad(jnp.tanh)
             fun = _op_function(fun)
+        if isinstance(fun, functools.partial):  # jit(partial(f, a)): a generated def
+            from .frontend.partials import partial_function
+            fun = partial_function(fun)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.__astjax_wrapped__ = fun
@@ -478,7 +481,12 @@ class Transformed:
                 try:
                     types_.append(type_of_value(value))
                 except TypeError as e:
-                    raise TypeError(f"{self.fun.__name__}(): argument {name!r}: {e}") from None
+                    if not _static_callable(value):
+                        raise TypeError(f"{self.fun.__name__}(): argument {name!r}: {e}") \
+                            from None
+                    # a function passed in (grad(app, 1)(f, x), a custom_jvp's
+                    # nondiff_argnums): a constant of the code, as for static_argnums
+                    types_.append(Static(value))
             values.append(value)
         key = (tuple(types_), config.snapshot())
         compiled = self.cache.get(key)
@@ -490,6 +498,14 @@ class Transformed:
         else:
             profiling.record_instant(f"cache hit {name}", "cache")
         return compiled, values
+
+
+def _static_callable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return callable(value)
 
 
 def _convert_input(value):
