@@ -1,5 +1,7 @@
 """The source pipeline end to end: each program compiled (python backend) against
 running the very same Python function on NumPy values."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -266,3 +268,31 @@ def test_starred_assignment_of_a_pytree_list():
     got, want = astjax.grad(_mlp_starred)(params, x), astjax.grad(_mlp_indexed)(params, x)
     for g, w in zip(astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def _scaled_loss(params, x, *, scale=1.0):
+    return scale * astjax.numpy.sum(params["w"] * x ** 2) + params["b"]
+
+
+def _uses_partials(x):
+    return functools.partial(_scaled_loss, scale=3.0)({"w": x, "b": 1.0}, x) + \
+        functools.partial(astjax.numpy.sum, axis=0)(x)
+
+
+def test_partial_functions_transform_and_compile():
+    # jit(partial(f, ...)) raised AttributeError: 'functools.partial' object has no
+    # attribute '__name__'; a partial called in compiled code was a TypeCheckError
+    params = {"w": np.array([1.0, 2.0, 3.0], np.float32), "b": np.float32(0.5)}
+    x = np.array([1.0, -1.0, 2.0], np.float32)
+    loss = functools.partial(_scaled_loss, params, scale=2.0)
+    np.testing.assert_allclose(astjax.jit(loss)(x), 2 * (1 + 2 + 12) + 0.5, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(loss)(x, scale=1.0), 15.5, rtol=1e-6)  # overridden
+    np.testing.assert_allclose(astjax.grad(loss)(x), 2 * 2 * params["w"] * x, rtol=1e-6)
+    g = astjax.grad(functools.partial(_scaled_loss, x=x))(params)  # bound by keyword
+    np.testing.assert_allclose(g["w"], x ** 2, rtol=1e-6)
+    np.testing.assert_allclose(g["b"], 1.0)
+    np.testing.assert_allclose(astjax.vmap(loss)(np.stack([x, 2 * x])), [30.5, 120.5],
+                               rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(functools.partial(astjax.numpy.sum, axis=1))(
+        np.ones((2, 3), np.float32)), [3.0, 3.0])
+    np.testing.assert_allclose(astjax.jit(_uses_partials)(x), 3 * 8 + 1 + 2, rtol=1e-6)

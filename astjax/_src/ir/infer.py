@@ -9,6 +9,7 @@ one type at each merge point (what Numba needs, and what JAX's cond requires).
 Errors name the user's line.
 """
 import builtins
+import functools
 import operator
 import types as pytypes
 
@@ -20,6 +21,7 @@ from ..errors import ShapeError, TypeCheckError, UserCodeError
 from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
+from ..frontend.partials import partial_function
 from ..frontend.pipeline import PositionalView
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
@@ -553,6 +555,8 @@ class FunctionTyper:
             op = target if isinstance(target, Op) else op_for_object(target)
             return self.op_call(node, op, args, kwargs, node.args,
                                 {k.arg: k.value for k in node.keywords})
+        if isinstance(target, functools.partial):
+            return self.user_call(node, partial_function(target), args, kwargs)
         if target in _BUILTINS:
             return _BUILTINS[target](self, node, args, kwargs)
         if isinstance(target, type) and issubclass(target, np.generic) or \
