@@ -765,3 +765,31 @@ def apply_to(f, x):
 
 def cube(x):
     return x ** 3
+
+
+# parameters named like the generated rule code's own variables (g, r, t_x)
+@custom_vjp
+def product_of_g_and_r(g, r):
+    return g * r
+
+
+def _product_fwd(g, r):
+    return g * r, (g, r)
+
+
+def _product_bwd(res, ct):
+    g, r = res
+    return (2.0 * ct * r, ct * g)  # not the derivative, so the answer tells
+
+
+product_of_g_and_r.defvjp(_product_fwd, _product_bwd)
+
+
+@custom_jvp
+def sum_of_x_and_t_x(x, t_x):
+    return x + t_x
+
+
+@sum_of_x_and_t_x.defjvp
+def _sum_of_x_and_t_x_jvp(primals, tangents):
+    return sum_of_x_and_t_x(primals[0], primals[1]), 3.0 * tangents[0] + tangents[1]

@@ -695,6 +695,18 @@ def test_functions_passed_as_arguments_are_static(x64):
     np.testing.assert_allclose(astjax.jit(P.apply_to)(P.cube, x), x ** 3, rtol=1e-12)
 
 
+def test_custom_rules_of_functions_with_parameters_named_g_or_r(x64):
+    # the code written from the rule named the cotangent g and the result r: a parameter
+    # called g (the notebook's app2(f, x, g)) was "duplicate parameter name: 'g'"
+    np.testing.assert_allclose(grad(P.product_of_g_and_r, (0, 1))(2.0, 5.0), (10.0, 2.0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(grad(P.product_of_g_and_r))(
+        np.array([1.0, 2.0]), np.array([3.0, 4.0])), [6.0, 8.0], rtol=1e-12)
+    f = P.sum_of_x_and_t_x
+    np.testing.assert_allclose(grad(f, (0, 1))(2.0, 5.0), (3.0, 1.0), rtol=1e-12)
+    np.testing.assert_allclose(jvp(f, (2.0, 5.0), (1.0, 1.0))[1], 4.0, rtol=1e-12)
+
+
 def test_second_derivatives_differentiate_the_rule_as_written(x64):
     """As in JAX: a derivative of a derivative differentiates the custom rule as written,
     its primal output included (the rules here are not the primal's derivative, so the

@@ -60,12 +60,18 @@ def _cached_primal(spec, body, namespace):
     differentiates the rule as written, as JAX does (not the rule again)."""
     hit = _PRIMALS.get(id(spec))
     if hit is None or hit[0] is not spec:
-        params = ", ".join(a.id for a in spec.fdef.args.args)
+        params = ", ".join(_param_names(spec))
         fn = from_source(f"{spec.name}_rule_primal",
                          f"def {spec.name}_rule_primal({params}):\n" + body, namespace,
                          spec.parsed)
         _PRIMALS[id(spec)] = hit = (spec, fn)
     return hit[1]
+
+
+def _param_names(spec):
+    """The parameters of the functions written from a rule: a0, a1, ... (the user's own
+    names could be those of the generated code's locals: g, r, cts, t_x)."""
+    return [f"a{i}" for i in range(len(spec.fdef.args.args))]
 
 
 def _tup(names):
@@ -87,12 +93,12 @@ class custom_vjp(_Custom):
 
     def primal_function(self, spec):
         """``<name>_rule_primal(x...)``: the value as ``fwd`` computes it."""
-        params = ", ".join(a.id for a in spec.fdef.args.args)
+        params = ", ".join(_param_names(spec))
         return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.rule[0]})
 
     def vjp_function(self, spec, into):
         fwd, bwd = self.rule
-        params = [a.id for a in spec.fdef.args.args]
+        params = _param_names(spec)
         diff = [p for i, p in enumerate(params) if i not in self.nondiff_argnums]
         fixed = [params[i] for i in self.nondiff_argnums]
         cts = ", ".join(f"cts[{diff.index(p)}]" if p in diff else "None" for p in params)
@@ -147,7 +153,7 @@ class custom_jvp(_Custom):
         from . import adlib
         from .api import _zeros_like_expr
         from .reverse import vjp_function
-        params = [a.id for a in spec.fdef.args.args]
+        params = _param_names(spec)
         n = len(params)
         tangents = [f"t_{p}" for p in params]
         # the tangent map v -> t_out, differentiated with respect to v
@@ -174,7 +180,7 @@ class custom_jvp(_Custom):
         output, with zero tangents; the rest is dead code)."""
         from . import adlib
         from .api import _zeros_like_expr
-        params = [a.id for a in spec.fdef.args.args]
+        params = _param_names(spec)
         namespace = {"_rule": self.rule, "_ajx": adlib}
         zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
         return _cached_primal(spec, f"    return {self.rule_call(params, zeros)}[0]\n",
@@ -183,7 +189,7 @@ class custom_jvp(_Custom):
     def jvp_function(self, spec, into):
         from . import adlib
         from .api import _zeros_like_expr
-        params = [a.id for a in spec.fdef.args.args]
+        params = _param_names(spec)
         tangents = [f"t_{p}" for p in params]
         namespace = {"_rule": self.rule, "_ajx": adlib}
         lines = [f"def {spec.name}_jvp({', '.join(params + tangents)}):"]
@@ -213,7 +219,7 @@ class BatchedCustomVjp:
     def vjp_function(self, spec, into):
         from ..batching.api import Vmapped
         bwd = self.custom.rule[1]
-        params = [a.id for a in spec.fdef.args.args]
+        params = _param_names(spec)
         fixed_at = self.custom.nondiff_argnums
         axes = tuple(0 if b else None for b in self.arg_bt)
         diff = [p for i, p in enumerate(params) if i not in fixed_at]
@@ -235,7 +241,7 @@ class BatchedCustomVjp:
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def primal_function(self, spec):
-        params = ", ".join(a.id for a in spec.fdef.args.args)
+        params = ", ".join(_param_names(spec))
         return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.fwd})
 
 
