@@ -420,6 +420,9 @@ class Transformed:
         if isinstance(fun, functools.partial):  # jit(partial(f, a)): a generated def
             from .frontend.partials import partial_function
             fun = partial_function(fun)
+        elif isinstance(fun, types.MethodType):  # jit(obj.f): obj is a constant, as in JAX
+            from .frontend.partials import method_function
+            fun = method_function(fun)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.__astjax_wrapped__ = fun

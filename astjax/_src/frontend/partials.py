@@ -1,5 +1,6 @@
-"""``functools.partial`` objects as functions the compiler reads (``jit(partial(f, a))``,
-``grad(partial(loss, params))``, a partial called inside compiled code).
+"""``functools.partial`` objects and bound methods as functions the compiler reads
+(``jit(partial(f, a))``, ``grad(partial(loss, params))``, ``jit(obj.method)``, either called
+inside compiled code).
 
 ``partial(f, a, k=v)`` becomes a generated
 
@@ -11,11 +12,13 @@ captured values are (JAX closes over them too); a pytree of them is written out 
 display of its leaves (``{'b': _a0, 'w': _a1}``), since compiled code captures arrays one
 by one.
 """
+import copy
 import functools
 import inspect
+import types
 import weakref
 
-from .synthetic import from_source
+from .synthetic import SyntheticFunction, from_source
 
 _WRAPPERS = weakref.WeakKeyDictionary()  # partial -> its generated function
 
@@ -32,6 +35,41 @@ def partial_function(p):
     fn = _WRAPPERS.get(p)
     if fn is None:
         fn = _WRAPPERS[p] = _wrap(p)
+    return fn
+
+
+_METHODS = {}  # bound method -> its generated function (a method hashes by its object's id)
+
+
+def method_function(m):
+    """A bound method ``obj.f`` as a function (``jit(obj.f)``, or ``obj.f(x)`` in compiled
+    code for an ``obj`` from outside): ``f``'s definition without its ``self`` parameter,
+    ``self`` being ``obj`` in its namespace, so ``self.w`` reads a constant as a global's
+    attribute does (JAX closes over ``obj`` too)."""
+    fn = _METHODS.get(m)
+    if fn is None:
+        fn = _METHODS[m] = _method(m)
+    return fn
+
+
+def _method(m):
+    from .desugar import check_supported
+    from .parse import parse_function
+    func = m.__func__
+    if not isinstance(func, types.FunctionType):  # a jitted method, say
+        return _wrap(functools.partial(func, m.__self__))
+    parsed = parse_function(func)
+    check_supported(parsed)
+    fdef = copy.deepcopy(parsed.node)
+    args = fdef.args
+    first = (args.posonlyargs or args.args)[0]
+    args.posonlyargs, args.args = [a for a in args.posonlyargs if a is not first], \
+        [a for a in args.args if a is not first]
+    args.defaults, args.kw_defaults = [], []  # the signature below has them
+    namespace = dict(func.__globals__, **parsed.freevars)
+    namespace[first.id] = m.__self__
+    fn = SyntheticFunction(func.__name__, fdef, namespace, parsed)
+    fn.__signature__ = inspect.signature(m)
     return fn
 
 

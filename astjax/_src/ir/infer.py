@@ -21,7 +21,7 @@ from ..errors import ShapeError, TypeCheckError, UserCodeError
 from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
-from ..frontend.partials import partial_function
+from ..frontend.partials import method_function, partial_function
 from ..frontend.pipeline import PositionalView
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
@@ -284,7 +284,7 @@ class FunctionTyper:
     def outside(self, node):
         """The type of a name defined outside the function (global, closure, builtin)."""
         value = self.module.resolve(self.parsed, node)
-        if isinstance(value, np.ndarray) or type(value).__name__ == "Array":
+        if _is_array(value):
             return self.module.capture(self.parsed, node, value)
         return Static(value)
 
@@ -453,6 +453,8 @@ class FunctionTyper:
                 value = getattr(t.value, attr)
             except AttributeError as e:
                 raise self.error(node, str(e)) from None
+            if _is_array(value):  # obj.w of a constant obj (a bound method's self)
+                return self.module.capture(self.parsed, node, value)
             anno.set_(node, "folded", value)
             return Static(value)
         raise self.error(node, f"{t} has no attribute {attr!r}")
@@ -580,6 +582,8 @@ class FunctionTyper:
             return Static(value)
         if trees.is_registered_class(target):
             return self.registered_build(node, target, args, kwargs, env)
+        if isinstance(target, pytypes.MethodType):  # obj.f(x) of an obj from outside
+            return self.user_call(node, method_function(target), args, kwargs)
         self.refuse_transformed_closure(node, target, args, kwargs)
         raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
                          f"values computed at run time; use astjax.numpy functions")
@@ -707,6 +711,10 @@ class FunctionTyper:
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
 
     def call_static_method(self, node, t, attr, args, kwargs):
+        method = getattr(t.value, attr, None)
+        if isinstance(method, pytypes.MethodType) and not all(
+                isinstance(a, Static) for a in args + list(kwargs.values())):
+            return self.user_call(node, method_function(method), args, kwargs)  # self.f(x)
         if not all(isinstance(a, Static) for a in args + list(kwargs.values())):
             raise self.error(node, f"cannot call {attr}() of a constant with run-time values")
         value = getattr(t.value, attr)(*[a.value for a in args],
@@ -756,6 +764,10 @@ class FunctionTyper:
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+def _is_array(value):
+    return isinstance(value, np.ndarray) or type(value).__name__ == "Array"
 
 
 CLOSURE_CALL = "_astjax_closure_call"
