@@ -617,3 +617,107 @@ def test_tree_namespace_as_in_jax():
                                                {"w": jnp.arange(3.0), "b": 2.0})
     np.testing.assert_allclose(got["w"], [1.0, 0.9, 0.8], rtol=1e-6)
     np.testing.assert_allclose(got["b"], 0.8, rtol=1e-6)
+
+
+@functools.partial(tu.register_dataclass, data_fields=["w", "b"], meta_fields=["act"])
+@dataclasses.dataclass
+class _Dense:
+    w: object
+    b: object
+    act: str = "relu"
+
+    def apply(self, x):
+        return self.activate(x @ self.w + self.b)
+
+    def activate(self, y):
+        if self.act == "relu":
+            return jnp.maximum(y, 0.0)
+        return y
+
+
+class _Vec(collections.namedtuple("_Vec", ["a", "b"])):
+    def dot(self, other, scale=1.0):
+        return (self.a * other.a + self.b * other.b) * scale
+
+
+def _dense_loss(m, x):
+    return jnp.sum(m.apply(x) ** 2)
+
+
+def _dense_loss_inline(m, x):
+    return jnp.sum(jnp.maximum(x @ m.w + m.b, 0.0) ** 2)
+
+
+def _vec_dots(v, u):
+    return v.dot(u) + v.dot(u, scale=2.0)
+
+
+def test_methods_of_pytree_arguments_compile(numba_backend):
+    # m.apply(x) of a registered dataclass (or a namedtuple subclass's method) inside
+    # compiled code raised "_Dense{...} has no method 'apply' usable here"
+    rng = np.random.default_rng(1)
+    m = _Dense(rng.normal(size=(2, 3)).astype(np.float32), np.float32([0.1, -0.3, 0.2]))
+    x = rng.normal(size=(4, 2)).astype(np.float32)
+    for backend in ("python", "numba"):
+        astjax.config.update("astjax_jit_backend", backend)
+        np.testing.assert_allclose(astjax.jit(_dense_loss)(m, x), _dense_loss_inline(m, x),
+                                   rtol=1e-5)
+    astjax.config.update("astjax_jit_backend", "python")
+    got, want = astjax.grad(_dense_loss)(m, x), astjax.grad(_dense_loss_inline)(m, x)
+    assert type(got) is _Dense and got.act == "relu"
+    np.testing.assert_allclose(got.w, want.w, rtol=1e-5)
+    np.testing.assert_allclose(got.b, want.b, rtol=1e-5)
+    v, u = _Vec(np.float32(1.0), np.float32(2.0)), _Vec(np.float32(3.0), np.float32(-1.0))
+    np.testing.assert_allclose(astjax.jit(_vec_dots)(v, u), 3.0)
+    g = astjax.grad(_vec_dots)(v, u)
+    np.testing.assert_allclose((g.a, g.b), (9.0, -3.0))
+
+
+# a model's parameters read from outside the function, as JAX's closures read them
+_PARAMS = {"w": np.float32([[1.0, -1.0], [0.5, 2.0], [0.0, 1.0]]), "b": np.float32([0.5, -0.5]),
+           "act": "tanh", "n": 2, "scale": 0.5}
+_LAYERS = [(np.float32([[1.0, 2.0], [0.0, -1.0]]), np.float32([0.1, 0.2])),
+           (np.float32([[0.5], [1.5]]), np.float32([-0.3]))]
+_CFG = collections.namedtuple("_CFG", ["params", "name"])(_PARAMS, "model")
+_MODEL = _Dense(np.float32([[1.0, 0.0, -1.0], [2.0, 1.0, 0.5]]), np.float32([0.0, 0.1, -0.2]))
+
+
+def _layer(p, x):
+    y = x @ p["w"] + p["b"]
+    return jnp.tanh(y) if p["act"] == "tanh" else y
+
+
+def _global_dict_loss(x):
+    h = _layer(_PARAMS, x) + jnp.zeros(_PARAMS["n"])  # a Python int leaf stays static
+    for w, b in _LAYERS:
+        h = jnp.tanh(h @ w + b)
+    return jnp.sum(h) * _CFG.params["scale"] + jnp.sum(_MODEL.apply(x[:, :2]))
+
+
+def _global_dict_loss_numpy(x):
+    h = np.tanh(x @ _PARAMS["w"] + _PARAMS["b"])
+    for w, b in _LAYERS:
+        h = np.tanh(h @ w + b)
+    return np.sum(h) * 0.5 + np.sum(np.maximum(x[:, :2] @ _MODEL.w + _MODEL.b, 0.0))
+
+
+def test_pytrees_of_arrays_read_from_outside(numba_backend):
+    # a global dict of arrays read inside jit raised "matmul(): argument b must be an
+    # array, got static array(...)", a list of (w, b) likewise, and a registered
+    # dataclass passed to a helper a SyntaxError or an unsupported-container error
+    x = np.float32([[0.3, -0.2, 1.0], [1.5, 0.4, -0.7]])
+    want = _global_dict_loss_numpy(x)
+    for backend in ("numba", "python"):
+        astjax.config.update("astjax_jit_backend", backend)
+        np.testing.assert_allclose(astjax.jit(_global_dict_loss)(x), want, rtol=1e-5)
+    check_grads(_global_dict_loss, (x,), order=2, modes=("fwd", "rev"))
+    g = astjax.grad(_global_dict_loss)(x)
+    eps, fd = 1e-3, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x, np.float64)
+        d[i] = eps
+        fd[i] = (_global_dict_loss_numpy(x + d) - _global_dict_loss_numpy(x - d)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-3, atol=1e-3)
+    xs = np.stack([x, -x])
+    np.testing.assert_allclose(astjax.vmap(_global_dict_loss)(xs),
+                               [want, _global_dict_loss_numpy(-x)], rtol=1e-5)

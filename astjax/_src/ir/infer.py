@@ -708,6 +708,17 @@ class FunctionTyper:
                      "items": [SequenceType((Static(k), c)) for k, c in zip(t.keys, t.children)]}
             anno.set_(node, "dict_view", (f.attr, t.keys))  # in JAX's (sorted) key order
             return SequenceType(tuple(parts[f.attr]), "list")
+        if isinstance(t, TreeType):
+            name = f.attr[len(METHOD_CALL):] if f.attr.startswith(METHOD_CALL) else f.attr
+            method = getattr(t.node_type, name, None)
+            if isinstance(method, pytypes.FunctionType):  # m.apply(x) of a pytree class
+                if name == f.attr:  # rewritten once: `m._astjax_method_apply(m, x)`
+                    node.args.insert(0, gast.Name(id=f.value.id, ctx=gast.Load(),
+                                                  annotation=None, type_comment=None))
+                    node.func = gast.Attribute(value=f.value, attr=METHOD_CALL + name,
+                                               ctx=gast.Load())
+                    args = [self.atom(node.args[0], env)] + args  # typed, as read
+                return self.user_call(node, method, args, kwargs)
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
 
     def call_static_method(self, node, t, attr, args, kwargs):
@@ -772,6 +783,7 @@ def _is_array(value):
 
 CLOSURE_CALL = "_astjax_closure_call"
 REPLACE_CALL = "_astjax_replace"  # p._replace(w=v) of a namedtuple, rewritten
+METHOD_CALL = "_astjax_method_"  # m.f(x) of a pytree m, rewritten as m.<this>f(m, x)
 # grad, jit, vmap, ... build their transform when the code is generated: a closure's
 # captured values exist only at run time
 _TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.jacobian",

@@ -16,6 +16,7 @@ from ..frontend.naming import assign, load
 from ..frontend.pipeline import called_positionally, positional_view, to_anf
 from ..ops.registry import REGISTRY, operand_casts
 from . import anno, peel
+from .captured_trees import hoist_captured_trees
 from .infer import FunctionTyper
 from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_numeric
 
@@ -39,6 +40,7 @@ class Program:
         self.names = set()
         self.captured = {}       # id(value) -> (name, value, type)
         self.statics = {}        # id(value) -> (name, value) for objects without a literal
+        self.hoisted = {}        # name -> a leaf of a pytree read from outside
         self.resolved = []       # (parsed, name, chain, value) per resolve(): source_cache.py
         self.entry = None
         self.backend = None      # the backend the code is generated for (api.Compiled)
@@ -57,6 +59,7 @@ class Program:
         if self.entry is None:
             self.entry = spec
         spec.parsed, anf = to_anf(fn)
+        anf = hoist_captured_trees(anf, spec.parsed, self)
         n_params = len(anf.args.args)
         if len(arg_types) != n_params:
             raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
@@ -106,6 +109,8 @@ class Program:
         elif name == DICT_FROM:
             from ..lax.trees import dict_from
             value = dict_from
+        elif name in self.hoisted:  # a leaf of a pytree read from outside (captured_trees)
+            value = self.hoisted[name]
         elif name in parsed.freevars:
             value = parsed.freevars[name]
         else:

@@ -1,0 +1,154 @@
+"""Pytrees of arrays read from outside a function (``params`` a global dict, ``cfg.layers``,
+a registered dataclass ``model``) become local values built from captured arrays.
+
+JAX closes over such a value: its arrays are constants of the traced function. Here a
+global array is captured one at a time (``Program.capture``), and a container of them
+would otherwise be a static Python object whose arrays compiled code cannot use. So, per
+specialization, each such read is replaced by a local variable set at the top of the
+function from the tree's leaves::
+
+    params = {'b': params_b, 'w': params_w}   # params_b, params_w: captured arrays
+
+and from then on it is an ordinary local pytree (indexing, attributes, methods, passing it
+to helpers, differentiating and batching around it). Leaves that are not arrays (a string,
+a Python number, a function) stay constants, as in JAX's closure.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from .. import tree_util
+from ..errors import UserCodeError
+from ..frontend.naming import Names, assign, const, copy_loc, load
+from . import trees
+
+
+def hoist_captured_trees(anf, parsed, program):
+    """``anf`` with each pytree of arrays it reads from outside set at its top (a copy),
+    or ``anf`` itself when it reads none."""
+    local = {a.id for a in anf.args.args + anf.args.kwonlyargs}
+    local |= {n.id for n in gast.walk(anf) if isinstance(n, gast.Name)
+              and not isinstance(n.ctx, gast.Load)}
+    found = []
+    _replace_reads(anf, local, lambda node: found.append(node) if _is_tree_of_arrays(
+        _resolve(program, parsed, node)) else None)
+    if not found:
+        return anf
+    anf = copy.deepcopy(anf)
+    names = Names(anf)
+    names.used |= set(parsed.freevars) | set(parsed.fn.__globals__)
+    by_value, preamble = {}, []
+
+    def replacement(node):
+        value = _resolve(program, parsed, node)
+        if not _is_tree_of_arrays(value):
+            return None
+        name = by_value.get(id(value))
+        if name is None:
+            name = node.id if isinstance(node, gast.Name) else _fresh(names, _hint(node))
+            by_value[id(value)] = name
+            statements = []
+            _build(name, value, program, names, statements)
+            preamble.extend(copy_loc(s, node) for s in statements)
+        return copy_loc(load(name), node)
+
+    _replace_reads(anf, local, replacement)
+    anf.body[:0] = preamble
+    return anf
+
+
+def _replace_reads(node, local, replacement):
+    """Calls ``replacement`` on each read of a name from outside (or an attribute chain on
+    one, whole); a node it returns takes the read's place."""
+    for field, child in gast.iter_fields(node):
+        if isinstance(child, list):
+            for k, c in enumerate(child):
+                new = _visit(c, local, replacement)
+                if new is not None:
+                    child[k] = new
+        elif isinstance(child, gast.AST):
+            new = _visit(child, local, replacement)
+            if new is not None:
+                setattr(node, field, new)
+
+
+def _visit(node, local, replacement):
+    if not isinstance(node, gast.AST):
+        return None
+    if isinstance(node, (gast.Name, gast.Attribute)) and isinstance(node.ctx, gast.Load):
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id not in local:
+            return replacement(node)
+    _replace_reads(node, local, replacement)
+    return None
+
+
+def _resolve(program, parsed, node):
+    try:
+        return program.resolve(parsed, node)
+    except UserCodeError:  # not defined: the typer says so where it reads it
+        return None
+
+
+def _is_array(value):
+    return isinstance(value, np.ndarray) or type(value).__name__ == "Array"
+
+
+def _is_tree_of_arrays(value):
+    """A pytree container (not a leaf) with an array among its leaves."""
+    if _is_array(value) or isinstance(value, type):
+        return False
+    node = tree_util.flatten_one_level(value)
+    if node is None or type(value) is dict and not all(
+            type(k) in (str, int) for k in value):  # keys a display can write
+        return False
+    return any(_is_array(c) or _is_tree_of_arrays(c) for c in node[0])
+
+
+def _build(name, value, program, names, statements):
+    """Append statements setting ``name`` to ``value``: containers as displays or
+    builder calls, arrays and other leaves as names resolving to them (``program.hoisted``)."""
+    children, keys, aux = tree_util.flatten_one_level(value)
+    parts = []
+    for child, key in zip(children, keys):
+        hint = f"{name}_{key}"
+        part = _fresh(names, hint if hint.isidentifier() else f"{name}_")
+        if _is_tree_of_arrays(child):
+            _build(part, child, program, names, statements)
+        else:
+            program.hoisted[part] = child
+        parts.append(load(part))
+    node_type = type(value)
+    if node_type is list:
+        display = gast.List(elts=parts, ctx=gast.Load())
+    elif node_type is tuple:
+        display = gast.Tuple(elts=parts, ctx=gast.Load())
+    elif node_type is dict:
+        display = gast.Dict(keys=[const(k) for k in keys], values=parts)
+    else:  # a namedtuple class, or a builder of a registered class (OrderedDict, ...)
+        t = trees.TreeBuilder(node_type, aux)
+        ref = _fresh(names, f"make_{node_type.__name__}")
+        if trees.is_namedtuple_class(node_type) and aux is node_type:
+            ref = _fresh(names, node_type.__name__)
+            t = node_type
+        program.hoisted[ref] = t
+        display = gast.Call(func=load(ref), args=parts, keywords=[])
+    statements.append(assign(name, display))
+
+
+def _hint(node):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return "_".join([node.id] + parts[::-1])
+
+
+def _fresh(names, hint):
+    if hint not in names.used:
+        names.used.add(hint)
+        return hint
+    return names.fresh(hint)
