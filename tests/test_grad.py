@@ -140,6 +140,27 @@ def test_stop_gradient():
     np.testing.assert_allclose(grad(P.stopped)(x), x)  # d/dx sum(x * const) with const = x
 
 
+def _stops_a_dict(p):
+    return jnp.sum(astjax.lax.stop_gradient(p)["a"] * p["b"]) + jnp.sum(p["a"] ** 2)
+
+
+def test_stop_gradient_of_a_pytree():
+    # JAX's stop_gradient maps over a pytree's leaves; astjax's op took arrays only
+    # ("stop_gradient(): expected an array, got dict{...}" under grad, TypeError eagerly)
+    a, b = np.float32([1.0, 2.0]), np.float32([3.0, 4.0])
+    p = {"a": a, "b": b}
+    for g in (grad(_stops_a_dict), astjax.jit(grad(_stops_a_dict))):
+        out = g(p)
+        np.testing.assert_allclose(out["a"], 2 * a)  # the stopped a * b sends nothing to a
+        np.testing.assert_allclose(out["b"], a)
+    out = astjax.vmap(grad(_stops_a_dict))({"a": np.stack([a, b]), "b": np.stack([b, a])})
+    np.testing.assert_allclose(out["a"], 2 * np.stack([a, b]))
+    np.testing.assert_allclose(out["b"], np.stack([a, b]))
+    eager = astjax.lax.stop_gradient({"a": a, "b": (b, np.int32([1]))})
+    np.testing.assert_array_equal(eager["b"][0], b)
+    assert eager["b"][1].dtype == np.int32
+
+
 def test_arrays_read_from_outside_that_promote():
     # a captured bool or int array cast to the input's dtype: the derivative, which
     # types the cast again, looked up the generated constant's name ("name 'const_...' is

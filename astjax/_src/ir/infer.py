@@ -555,6 +555,9 @@ class FunctionTyper:
         kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
         if isinstance(target, Op) or op_for_object(target) is not None:
             op = target if isinstance(target, Op) else op_for_object(target)
+            if op.tree_function is not None and args and \
+                    isinstance(args[0], (TreeType, SequenceType, ListType)):
+                return self.user_call(node, op.tree_function, args, kwargs)
             return self.op_call(node, op, args, kwargs, node.args,
                                 {k.arg: k.value for k in node.keywords})
         if isinstance(target, functools.partial):

@@ -58,6 +58,9 @@ class Op:
         self.infix_when = None          # else: operand types -> whether NumPy's `a op b` is impl
         self.rules = {}                 # 'jvp', 'vjp', 'batch', 'numba', ... filled by later stages
         self.family = None              # "elementwise" for ops made by elementwise()
+        # a function compiled in the op's place when its argument is a pytree (JAX's
+        # stop_gradient maps over leaves): see astjax/lax.py
+        self.tree_function = None
         # impl types Python numbers itself (jnp.array([x16, 3.0]) keeps float16): no casts
         self.raw_python_scalars = raw_python_scalars
         kinds = {p.kind for p in self.signature.parameters.values()}
