@@ -293,3 +293,46 @@ def test_numba_argsort_and_sort(numba_backend, dtype):
         assert compiled.backend == "numba", compiled.fallback_reason
         np.testing.assert_array_equal(np.asarray(order), np.argsort(y, axis=axis, kind="stable"))
         np.testing.assert_array_equal(np.asarray(values), np.sort(y, axis=axis))
+
+
+# --- jnp.select and jnp.piecewise (Control flow and logical operators with JIT) ---------------
+
+def _select_mixed(x):  # entries of different shapes broadcast, as in np.select
+    return jnp.select((x < 0, x > 1), (1.0, jnp.ones((2, 3))), default=x)
+
+
+def _piecewise_closure(x, a):
+    return jnp.piecewise(x, [x < 0, x > 1], [lambda x: -x * a, lambda x: x ** 2 + a, 0.5])
+
+
+def test_select_and_piecewise():
+    # astjax.numpy had neither (AttributeError); JAX's docs point to both
+    x = np.float32([-1.0, 0.0, 2.0])
+    conds, choices = [x < 0, x > 1], [x, x * 10]
+    want = np.select(conds, choices, default=5)
+    _close(jnp.select(conds, choices, default=5), want, np.float32)
+    _close(astjax.jit(lambda x: jnp.select([x < 0, x > 1], [x, x * 10], default=5))(x), want,
+           np.float32)
+    _close(astjax.jit(_select_mixed)(x), np.select((x < 0, x > 1), (1.0, np.ones((2, 3))), x),
+           np.float32)
+    _close(astjax.grad(lambda x: jnp.sum(jnp.select([x < 0, x > 1], [x, x * 10])))(x),
+           [1.0, 0.0, 10.0], np.float32)
+    _close(jnp.select([x], [x]), x, np.float32)  # a float condition holds where nonzero
+    assert jnp.select([x < 0], [np.int32([1, 2, 3])]).dtype == np.int32
+    with pytest.raises(ValueError, match="length equal"):
+        jnp.select([x < 0], [x, x])
+    # piecewise: a later condition overrides, a constant entry, an extra default function
+    pw = np.piecewise(x, [x < 0, x > 1], [lambda x: -x * 3, lambda x: x ** 2 + 3, 0.5])
+    _close(astjax.jit(_piecewise_closure)(x, 3.0), pw, np.float32)
+    ga, gb = astjax.grad(lambda x, a: jnp.sum(_piecewise_closure(x, a)), argnums=(0, 1))(x, 3.0)
+    _close(ga, [-3.0, 0.0, 4.0], np.float32)
+    _close(gb, 1.0 - 0.0 + 1.0, np.float32)  # -x at x=-1, 1 at x=2
+    out = astjax.vmap(lambda x: jnp.piecewise(x, [x < 0], [jnp.sin, jnp.cos]))(np.stack([x, -x]))
+    _close(out, np.where(np.stack([x, -x]) < 0, np.sin(np.stack([x, -x])),
+                         np.cos(np.stack([x, -x]))), np.float32)
+    # JAX casts each piece to x's dtype: 2.5 * 1 is 2 for an int x
+    got = jnp.piecewise(np.int32([1, 2]), [np.array([True, False])], [lambda x: x * 2.5])
+    np.testing.assert_array_equal(got, np.int32([2, 0]))
+    assert got.dtype == np.int32
+    with pytest.raises(ValueError, match="either 1 or 2 functions"):
+        jnp.piecewise(x, [x < 0], [lambda x: -x, 7.0, 3.0])

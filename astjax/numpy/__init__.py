@@ -1,6 +1,7 @@
 """``astjax.numpy``: the NumPy API. Each function is a registered op (``np.sin`` inside a
 transformed function is the same op as ``jnp.sin``), except a few written with those ops
-(``sort``, ``take_along_axis``, ``linalg.norm``), which the compiler reads like user code.
+(``sort``, ``take_along_axis``, ``select``, ``piecewise``, ``linalg.norm``), which the
+compiler reads like user code.
 """
 import numpy as _np
 
@@ -20,10 +21,12 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
 
 # plain functions written in astjax.numpy (the compiler reads their source), not ops
 from ._sorting import sort, take_along_axis  # noqa: E402,F401
+from ._select import piecewise, select  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
-                    (_np.linalg.norm, linalg.norm)):
+                    (_np.linalg.norm, linalg.norm), (_np.select, select),
+                    (_np.piecewise, piecewise)):
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
 
 
