@@ -11,11 +11,13 @@ from ._src.runtime.api_runtime import (block_until_ready, default_backend, devic
                                        live_arrays, local_device_count, local_devices,
                                        process_count, process_index)
 from ._src.api import jit, make_source
-from ._src.ad.api import checkpoint, grad, jvp, linearize, remat, value_and_grad, vjp
+from ._src.ad.api import grad, jvp, linearize, value_and_grad, vjp
+from ._src.ad.checkpoint import checkpoint, remat
 from ._src.ad.jacobian import hessian, jacfwd, jacrev
 from ._src.ad.custom import custom_jvp, custom_vjp
 from ._src.batching.api import vmap
 from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
+from . import ad_checkpoint, checkpoint_policies  # noqa: F401
 from . import profiler, random  # noqa: F401
 
 jacobian = jacrev  # JAX's alias (its "Thinking in JAX" calls jax.jacobian)

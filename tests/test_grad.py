@@ -1,12 +1,15 @@
 """Reverse-mode derivatives: seed examples, control flow, calls, pytrees, higher order.
 
 Checked against central finite differences (astjax.test_util) in float64."""
+import functools
+
 import numpy as np
 import pytest
 
 import astjax
 import astjax.numpy as jnp
 from astjax import grad, hessian, jacfwd, jacrev, jvp, linearize, value_and_grad, vjp
+from astjax.ad_checkpoint import checkpoint_name
 from astjax.test_util import check_grads
 
 from . import ad_programs as P
@@ -805,3 +808,85 @@ def test_checkpoint_same_gradient_and_no_stored_intermediates(x64):
     tapes = {line.split("=")[0].strip() for line in body.splitlines() if "= []" in line}
     assert tapes and all(t.rstrip("0123456789") in ("tape_x", "tape_x_out") for t in tapes), \
         tapes
+
+
+def _ck_layer(W, x):
+    return jnp.sin(jnp.dot(W, x))
+
+
+def _ck_plain(W1, W2, x):
+    return jnp.sum(_ck_layer(W2, _ck_layer(W1, x)) ** 2)
+
+
+def _ck_inside(W1, W2, x):  # as JAX's "Gradient checkpointing" writes it
+    x = astjax.checkpoint(_ck_layer)(W1, x)
+    x = astjax.checkpoint(_ck_layer)(W2, x)
+    return jnp.sum(x ** 2)
+
+
+def _ck_named(W1, W2, x):
+    x = checkpoint_name(_ck_layer(W1, x), name="a")
+    return jnp.sum(checkpoint_name(_ck_layer(W2, x), name="b") ** 2)
+
+
+def _ck_step(x):
+    return jnp.sin(x) * 1.1 + 0.1 * x
+
+
+def _ck_in_a_loop(x):
+    for i in range(3):
+        x = astjax.checkpoint(_ck_step)(x)
+    return jnp.sum(x ** 2)
+
+
+def _vmapped_in_a_loop(x):
+    for i in range(3):
+        x = astjax.vmap(_ck_step)(x)
+    return jnp.sum(x ** 2)
+
+
+@functools.partial(astjax.checkpoint,
+                   policy=astjax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+def _ck_scan_layer(x, W):
+    return jnp.maximum(jnp.dot(x, W), 0.0), None
+
+
+def _ck_scan(Ws, x):
+    return jnp.sum(astjax.lax.scan(_ck_scan_layer, x, Ws)[0])
+
+
+def _vjp_body(src, name):
+    body = src[src.index(f"def {name}_vjp("):]
+    return body[:body.index("\ndef ")]
+
+
+def test_checkpoint_written_inside_a_function_and_policies(x64):
+    # checkpoint(g)(W, x) inside the differentiated function compiled astjax's own
+    # checkpoint() and failed on its raise (located in astjax's api.py); at the top level a
+    # checkpointed call kept its residuals (the caller ran g's forward sweep, g_fwd);
+    # policy= raised NotImplementedError; and a checkpoint (or vmap) built in a loop body
+    # was a new static value in each copy of the body ("list element is static ... on one
+    # path and static ... on another")
+    r = np.random.default_rng(1)
+    W1, W2, x = r.standard_normal((5, 4)), r.standard_normal((3, 5)), r.standard_normal(4)
+    want = grad(_ck_plain, argnums=(0, 1, 2))(W1, W2, x)
+    policies = astjax.checkpoint_policies
+    for f in (_ck_inside, astjax.checkpoint(_ck_plain),
+              astjax.checkpoint(_ck_plain, policy=policies.dots_with_no_batch_dims_saveable),
+              astjax.checkpoint(_ck_named, policy=policies.save_only_these_names("a")),
+              astjax.remat(_ck_plain, policy=policies.everything_saveable)):
+        for g in (grad(f, argnums=(0, 1, 2)), astjax.jit(grad(f, argnums=(0, 1, 2)))):
+            for got, w in zip(g(W1, W2, x), want):
+                np.testing.assert_allclose(got, w, rtol=1e-12)
+    check_grads(_ck_inside, (W1, W2, x), order=2, modes=("rev",))
+    # the checkpointed calls record their arguments only: no forward sweep of the layer
+    # runs in the caller's, which the plain function's does
+    assert "_fwd(" in _vjp_body(astjax.make_source(grad(_ck_plain))(W1, W2, x), "_ck_plain")
+    src = astjax.make_source(grad(_ck_inside))(W1, W2, x)
+    assert "_fwd(" not in _vjp_body(src, "_ck_inside") and "_checkpoint_vjp(" in src
+    everything = astjax.checkpoint(_ck_plain, policy=policies.everything_saveable)
+    assert "_checkpoint" not in astjax.make_source(grad(everything))(W1, W2, x)
+    for f in (_ck_in_a_loop, _vmapped_in_a_loop):
+        check_grads(f, (x,), order=1, modes=("rev",))
+        np.testing.assert_allclose(astjax.jit(grad(f))(x), grad(f)(x), rtol=1e-12)
+    check_grads(_ck_scan, (r.standard_normal((3, 4, 4)), x), order=1, modes=("rev",))

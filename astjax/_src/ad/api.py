@@ -530,19 +530,3 @@ def _linearize_in_compiled_code(arg_types, program):
 
 
 linearize.function_for = _linearize_in_compiled_code
-
-
-class _Checkpointed(Jitted):
-    """``checkpoint(f)``: differentiating a call to it stores only the call's arguments; the
-    backward sweep recomputes f's intermediates (in f's own generated ``_vjp``). Every call
-    to a user function is such a boundary in astjax; this makes one where you want it."""
-
-
-def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
-    if policy is not None:
-        raise NotImplementedError("checkpoint(policy=...): astjax recomputes everything "
-                                  "inside a checkpointed function for now")
-    return _Checkpointed(fun, static_argnums)
-
-
-remat = checkpoint

@@ -96,8 +96,9 @@ def split_vjp_functions(spec, live=None, wrt=None):
     (dx...)``: the forward and backward sweeps of ``vjp_function(spec, live)`` as two
     functions (cached), so a caller runs f's forward sweep once, in its own, and keeps what
     f's backward sweep reads. None for a custom rule, or a function whose derivative is
-    being written (recursion): callers then call ``*_vjp``, which reruns the forward sweep."""
-    if getattr(spec.fn, "custom_rule", None) is not None:
+    being written (recursion), or a ``checkpoint``'s wrapper: callers then call ``*_vjp``,
+    which reruns the forward sweep."""
+    if getattr(spec.fn, "custom_rule", None) is not None or getattr(spec.fn, "checkpoint", False):
         return None
     live = None if live is None else frozenset(live)
     wrt = None if wrt is None else frozenset(wrt)

@@ -579,8 +579,14 @@ class FunctionTyper:
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
             return self.tree_build(node, target, env)  # (of constants too, as a dict display)
         if all(isinstance(a, Static) for a in args + list(kwargs.values())):
-            # a pure function of constants (math.sqrt(2), len(("a",))): evaluate now
-            value = target(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            # a pure function of constants (math.sqrt(2), len(("a",)), vmap(f)): evaluate
+            # now, once per program for equal arguments, so that a transform built in a loop
+            # body is one static value in every copy of it (peeled trips, derivative sweeps)
+            key = (Static(target), tuple(args), tuple(sorted(kwargs.items())))
+            value = self.module.folded_calls.get(key, _NOT_FOLDED)
+            if value is _NOT_FOLDED:
+                value = self.module.folded_calls[key] = target(
+                    *[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
             anno.set_(node, "folded", value)
             return Static(value)
         if trees.is_registered_class(target):
@@ -784,13 +790,15 @@ def _is_array(value):
     return isinstance(value, np.ndarray) or type(value).__name__ == "Array"
 
 
+_NOT_FOLDED = object()
 CLOSURE_CALL = "_astjax_closure_call"
 REPLACE_CALL = "_astjax_replace"  # p._replace(w=v) of a namedtuple, rewritten
 METHOD_CALL = "_astjax_method_"  # m.f(x) of a pytree m, rewritten as m.<this>f(m, x)
 # grad, jit, vmap, ... build their transform when the code is generated: a closure's
 # captured values exist only at run time
 _TRANSFORM_MODULES = ("astjax._src.api", "astjax._src.ad.api", "astjax._src.ad.jacobian",
-                      "astjax._src.ad.custom", "astjax._src.batching.api")
+                      "astjax._src.ad.custom", "astjax._src.ad.checkpoint",
+                      "astjax._src.batching.api")
 
 
 def closure_function(t):

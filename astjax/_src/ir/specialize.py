@@ -45,6 +45,7 @@ class Program:
         self.entry = None
         self.backend = None      # the backend the code is generated for (api.Compiled)
         self.split_lists = True  # reverse mode may split callees that loop (ad.reverse)
+        self.folded_calls = {}   # (function, static arguments) -> value (infer: vmap(f))
 
     # --- specialization --------------------------------------------------------------------
     def specialize(self, fn, arg_types, caller=None):
