@@ -477,6 +477,32 @@ def test_debug_nans_off_lets_nans_through():
     assert np.isnan(np.asarray(x / x)).all()
 
 
+def test_debug_nans_under_jax_names():
+    # JAX's debugging page writes config.update("jax_debug_nans", True) and
+    # `with jax.debug_nans(False):`; astjax knew only "debug_nans" (AttributeError)
+    x = jnp.zeros(2)
+    astjax.config.update("jax_debug_nans", True)
+    try:
+        assert astjax.config.debug_nans and astjax.config.jax_debug_nans
+        with pytest.raises(FloatingPointError):
+            x / x
+        with astjax.debug_nans(False):
+            assert np.isnan(np.asarray(x / x)).all()
+        assert astjax.config.debug_nans
+        with pytest.raises(FloatingPointError):
+            x / x
+    finally:
+        astjax.config.update("jax_debug_nans", False)
+    assert not astjax.config.debug_nans
+    with astjax.debug_nans(True):
+        with pytest.raises(FloatingPointError):
+            x / x
+    assert np.isnan(np.asarray(x / x)).all()
+    with astjax.log_compiles(True):
+        assert astjax.config.jax_log_compiles
+    assert not astjax.config.log_compiles
+
+
 def test_debug_nans_for_calls(debug_nans, async_on):
     line = sys._getframe().f_lineno + 1
     y = dispatch.execute(slow(0.05, lambda x: x / x), [np.zeros(2, np.float32)], F32,

@@ -2,6 +2,7 @@
 
 Names follow JAX's (``jax_enable_x64``) so ported code keeps working.
 """
+import contextlib
 import os
 
 _DEFAULTS = {
@@ -26,6 +27,8 @@ _DEFAULTS = {
     "astjax_tiered_compile": False,
 }
 _CHOICES = {"astjax_jit_backend": ("numba", "python")}
+# JAX's names for astjax's own options (ported code writes config.update("jax_debug_nans", True))
+_ALIASES = {"jax_debug_nans": "debug_nans", "jax_log_compiles": "log_compiles"}
 
 
 def _env_bool(name, default):
@@ -39,10 +42,14 @@ def _env_bool(name, default):
 
 class Config:
     def __init__(self):
-        object.__setattr__(self, "_values", {k: _env_bool(k, v) for k, v in _DEFAULTS.items()})
+        values = {k: _env_bool(k, v) for k, v in _DEFAULTS.items()}
+        for alias, name in _ALIASES.items():  # JAX_DEBUG_NANS=1
+            values[name] = _env_bool(alias, values[name])
+        object.__setattr__(self, "_values", values)
         object.__setattr__(self, "_listeners", [])
 
     def update(self, name, value):
+        name = _ALIASES.get(name, name)
         if name not in self._values:
             known = ", ".join(sorted(self._values))
             raise AttributeError(f"astjax.config has no option {name!r}; known options: {known}")
@@ -59,7 +66,7 @@ class Config:
 
     def __getattr__(self, name):
         try:
-            return self._values[name]
+            return self._values[_ALIASES.get(name, name)]
         except KeyError:
             raise AttributeError(f"astjax.config has no option {name!r}") from None
 
@@ -73,3 +80,21 @@ class Config:
 
 
 config = Config()
+
+
+def _switch(name):
+    """JAX's context manager of an option: ``with astjax.debug_nans(True): ...``."""
+    @contextlib.contextmanager
+    def switch(value=True):
+        before = getattr(config, name)
+        config.update(name, value)
+        try:
+            yield
+        finally:
+            config.update(name, before)
+    switch.__name__ = switch.__qualname__ = name
+    return switch
+
+
+debug_nans = _switch("debug_nans")
+log_compiles = _switch("log_compiles")
