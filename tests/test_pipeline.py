@@ -334,3 +334,61 @@ def test_bound_methods_transform_and_compile():
     np.testing.assert_allclose(astjax.vmap(_MODEL.apply)(np.stack([x, -x])), [10.0, -10.0])
     np.testing.assert_allclose(astjax.jit(_calls_a_bound_method)(x), 31.0)
     np.testing.assert_allclose(astjax.grad(_calls_a_bound_method)(x), 6 * _MODEL.w)
+
+
+def _chain_compose(funs):  # JAX's "Gradient checkpointing" page
+    def f(x):
+        for fun in funs:
+            x = fun(x)
+        return x
+    return f
+
+
+def _enumerated_functions(x):
+    out = []
+    for k, fun in enumerate((astjax.numpy.sin, astjax.numpy.exp)):
+        out.append(fun(x) * (k + 1))
+    return astjax.numpy.stack(out)
+
+
+def _mixed_tuple(x):
+    acc = 0.0
+    for v in (x, (x, 2.0 * x), 3.0):
+        acc = acc + astjax.numpy.sum(astjax.numpy.asarray(v))
+    return acc
+
+
+def _breaks_out(funs, x):
+    for fun in funs:
+        x = fun(x)
+        if x > 0:
+            break
+    return x
+
+
+def test_loops_over_constants_of_different_kinds_unroll():
+    # `for fun in funs` over a list of functions indexed the list with the trip counter, a
+    # run-time value: "cannot index static [<op sin>, ...] with int32" under grad and jit
+    jnp = astjax.numpy
+    f = _chain_compose([jnp.sin] * 4)
+    want, d = 0.7, 1.0
+    for _ in range(4):
+        d, want = d * np.cos(want), np.sin(want)
+    for g in (f, astjax.jit(f)):
+        np.testing.assert_allclose(g(0.7), want, rtol=1e-6)
+    for g in (astjax.grad(f), astjax.jit(astjax.grad(f))):
+        np.testing.assert_allclose(g(0.7), d, rtol=1e-6)
+    mixed = _chain_compose([jnp.sin, lambda x: x * 2.0, jnp.tanh])
+    x = np.linspace(-1.0, 1.0, 3, dtype=np.float32)
+    np.testing.assert_allclose(astjax.vmap(mixed)(x), np.tanh(2 * np.sin(x)), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(mixed)(x), np.tanh(2 * np.sin(x)), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(_chain_compose([]))(x), x)
+    np.testing.assert_allclose(astjax.jit(_enumerated_functions)(0.5),
+                               [np.sin(0.5), 2 * np.exp(0.5)], rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacrev(_enumerated_functions)(0.5),
+                               [np.cos(0.5), 2 * np.exp(0.5)], rtol=1e-6)
+    v = np.float32([1.0, 2.0])
+    np.testing.assert_allclose(astjax.jit(_mixed_tuple)(v), 3 + 9 + 3)
+    # a loop with a break of its own is not unrolled: still the located error
+    with pytest.raises(astjax._src.errors.TypeCheckError, match="cannot index static"):
+        astjax.jit(_breaks_out, static_argnums=0)((jnp.sin, jnp.cos), 0.5)

@@ -82,6 +82,7 @@ class FunctionTyper:
         self.arg_types = arg_types
         self.module = module        # the Module being built (callees, captured constants)
         self.returns = []
+        self.for_loops = []         # (loop, its range's bounds) around the statement typed
 
     # --- errors ----------------------------------------------------------------------------
     def error(self, node, message):
@@ -178,9 +179,14 @@ class FunctionTyper:
             if is_for:
                 body_env[s.target.id] = _dyn_int()
                 anno.set_(s.target, "type", body_env[s.target.id])
+                self.for_loops.append((s, bounds))
             else:
                 self.truth(s.test, body_env)
-            self.block(s.body, body_env)
+            try:
+                self.block(s.body, body_env)
+            finally:
+                if is_for:
+                    self.for_loops.pop()
             new_head = self.merge(head, body_env, s, loop=True)
             if new_head == head:
                 break
@@ -485,6 +491,8 @@ class FunctionTyper:
             return IndexType(idx)  # an index built at run time, e.g. for a VJP rule
         if isinstance(t, Static) and isinstance(idx, (int, slice, str)):
             return self.fold(node, operator.getitem, t, Static(idx))
+        if isinstance(t, (Static, SequenceType)) and isinstance(idx, ArrayType):
+            self.unroll_if_loop_counter(node, t)
         if isinstance(t, SequenceType):
             if isinstance(idx, int):
                 try:
@@ -514,6 +522,29 @@ class FunctionTyper:
             anno.set_(node, "tree_child", position)
             return t.children[position]
         raise self.error(node, f"cannot index {t} with {idx!r}")
+
+    def unroll_if_loop_counter(self, node, t):
+        """``seq[i]`` with ``i`` the counter of a loop around it with constant bounds, and
+        ``seq`` constants (``for fun in funs``) or values without one common type: the
+        loop is unrolled (ir/unroll.py), as JAX's tracing unrolls it."""
+        from .unroll import Unroll, trips_if_unrollable
+        if isinstance(t, Static):
+            if not isinstance(t.value, (list, tuple)) or any(_is_array(v) for v in t.value):
+                return
+        else:
+            try:
+                joined = t.elts[0]
+                for e in t.elts[1:]:
+                    joined = self.join(joined, e, node, "an element indexed at run time")
+                return
+            except TypeCheckError:
+                pass
+        for loop, bounds in reversed(self.for_loops):
+            if isinstance(node.slice, gast.Name) and loop.target.id == node.slice.id:
+                trips = trips_if_unrollable(loop, bounds)
+                if trips is not None:
+                    raise Unroll(self.fdef, loop, trips)
+                return
 
     def at_update(self, node, env):
         method = node.func.attr

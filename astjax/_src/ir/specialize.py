@@ -15,7 +15,7 @@ from ..frontend.desugar import DICT_FROM
 from ..frontend.naming import assign, load
 from ..frontend.pipeline import called_positionally, positional_view, to_anf
 from ..ops.registry import REGISTRY, operand_casts
-from . import anno, peel
+from . import anno, peel, unroll
 from .captured_trees import hoist_captured_trees
 from .infer import FunctionTyper
 from .types import UNKNOWN, ArrayType, SequenceType, Static, as_array_type, is_numeric
@@ -65,8 +65,16 @@ class Program:
         if len(arg_types) != n_params:
             raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
         spec.typing = True
-        for _ in range(3):  # each pass peels the loops whose carried variables widen
-            self._type(spec, anf, arg_types)
+        passes = 0
+        while passes < 3:  # each pass peels the loops whose carried variables widen
+            try:
+                self._type(spec, anf, arg_types)
+            except unroll.Unroll as u:  # a loop over constants of different kinds
+                if u.fdef is not spec.fdef:
+                    raise
+                anf = unroll.unroll(anf, u.fdef, u.loop, u.trips)
+                continue
+            passes += 1
             peeled = peel.peel(anf, peel.widening_loops(spec.fdef, self.backend == "numba"))
             if peeled is None:
                 break
