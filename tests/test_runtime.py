@@ -736,3 +736,41 @@ def test_numba_calls_on_pending_results_reuse_a_donated_buffer(numba_backend, as
     assert not y.is_ready()
     np.testing.assert_allclose(np.asarray(y), (np.arange(6) * 2 * 0.5 + 1) * 0.5 + 1)
     assert _address(y) == addresses[0]  # both calls wrote into the producer's buffer
+
+
+# --- disable_jit -------------------------------------------------------------------------------
+
+_CALLS = []
+
+
+def _logs_its_calls(x, n):
+    _CALLS.append(n)  # a Python side effect: compiled code could not run it
+    if x.sum() > 0:
+        return x * n
+    return -x
+
+
+def test_disable_jit_runs_jitted_functions_in_python():
+    # JAX's debugging page: config.update("jax_disable_jit", True) (or `with
+    # jax.disable_jit():`) makes jit(f)(x) call f in Python, so print and breakpoint() work;
+    # astjax had no such option (AttributeError)
+    f = astjax.jit(_logs_its_calls, static_argnums=1)
+    x = np.float32([1.0, 2.0])
+    del _CALLS[:]
+    astjax.config.update("jax_disable_jit", True)
+    try:
+        np.testing.assert_allclose(f(x, 3), [3.0, 6.0])
+        np.testing.assert_allclose(f(-x, 3), x)
+        assert _CALLS == [3, 3]
+        gx, gk = astjax.jit(astjax.grad(lambda v, k: jnp.sum(v * k), argnums=(0, 1),
+                                        allow_int=True))(x, 2)
+        np.testing.assert_allclose(gx, [2.0, 2.0])
+        assert gk.dtype == astjax.dtypes.float0
+    finally:
+        astjax.config.update("jax_disable_jit", False)
+    with astjax.disable_jit():
+        f(x, 4)
+        assert astjax.config.jax_disable_jit
+    assert _CALLS == [3, 3, 4] and not astjax.config.jax_disable_jit
+    with pytest.raises(astjax._src.errors.UserCodeError, match="append"):
+        f(x, 5)  # compiled again: the side effect is not compilable

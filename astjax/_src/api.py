@@ -544,6 +544,8 @@ class Jitted(Transformed):
                     out = hit[1](args)
                     if out is not None:
                         return out
+        if config.jax_disable_jit and type(self) is Jitted:
+            return self.fun(*args, **kwargs)  # JAX's disable_jit: f in Python, eagerly
         compiled, values = self.compiled_for(args, kwargs)
         out = compiled.run(values, self.donate_argnums)
         if key is not None and compiled.backend == "numba" and not compiled.first_call \
@@ -600,6 +602,8 @@ class _JittedFinished(Jitted):
     code (``grad(allow_int=True)``: an integer input's float0 gradient)."""
 
     def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self.fun(*args, **kwargs)
         return self.fun.finish(args, kwargs, super().__call__(*args, **kwargs))
 
 

@@ -10,6 +10,8 @@ _DEFAULTS = {
     "jax_threefry_partitionable": True,  # the PRNG's counter layout; on in current JAX
     "log_compiles": False,
     "debug_nans": False,
+    # JAX's: jit(f)(x) calls f in Python on its arguments (print, breakpoint(), pdb work)
+    "jax_disable_jit": False,
     # asynchronous dispatch of jitted calls (runtime/dispatch.py): a call whose array
     # arguments hold at least astjax_async_min_bytes bytes goes to its device's worker
     "astjax_async_dispatch": True,
@@ -98,3 +100,8 @@ def _switch(name):
 
 debug_nans = _switch("debug_nans")
 log_compiles = _switch("log_compiles")
+
+
+def disable_jit(disable=True):
+    """``with astjax.disable_jit():`` jitted functions run as plain Python, as in JAX."""
+    return _switch("jax_disable_jit")(disable)
