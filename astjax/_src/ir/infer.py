@@ -584,6 +584,11 @@ class FunctionTyper:
         target = fn.value
         args = [self.atom(a, env) for a in node.args]
         kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
+        if args and closure_function(args[0]) is not None and \
+                all(isinstance(a, Static) for a in args[1:] + list(kwargs.values())):
+            made = self.transform_of_closure(node, target, args, kwargs, env)
+            if made is not None:
+                return made
         if isinstance(target, Op) or op_for_object(target) is not None:
             op = target if isinstance(target, Op) else op_for_object(target)
             if op.tree_function is not None and args and \
@@ -773,10 +778,31 @@ class FunctionTyper:
         anno.set_(node, "folded", value)
         return Static(value)
 
+    def transform_of_closure(self, node, target, args, kwargs, env):
+        """``vmap(g, ...)``, ``grad(g, ...)``, ... of a closure ``g``: the call is rewritten
+        as one making a closure of the same captured values (ir/closure_transforms.py)."""
+        from .closure_transforms import closure_of_transform
+        g = args[0]
+        n = len(g.elts if isinstance(g, SequenceType) else g.value) - 1
+        try:
+            made = closure_of_transform(target, closure_function(g), n,
+                                        [a.value for a in args[1:]],
+                                        {k: v.value for k, v in kwargs.items()})
+        except (TypeError, ValueError) as e:
+            raise self.error(node, f"{getattr(target, '__name__', target)}(): {e}") from None
+        if made is None:
+            return None
+        new, rebind = made
+        node.func = gast.Constant(value=rebind, kind=None)
+        node.args = [gast.Constant(value=new, kind=None), node.args[0]]
+        node.keywords = []
+        return self.user_call(node, rebind, [self.atom(a, env) for a in node.args], {})
+
     def refuse_transformed_closure(self, node, fn, args, kwargs):
         """grad, vmap, ... of a closure: the transform is built when code is generated, the
         closure's captured values exist only at run time."""
-        if getattr(fn, "__module__", None) in _TRANSFORM_MODULES and any(
+        if getattr(fn, "__module__", None) in _TRANSFORM_MODULES and \
+                not getattr(fn, "_astjax_takes_closures", False) and any(
                 closure_function(t) is not None for t in args + list(kwargs.values())):
             raise self.error(node, f"{fn.__name__}() of a nested function that uses variables of "
                              f"the enclosing function cannot be compiled yet; pass them to it "
