@@ -366,6 +366,34 @@ def _breaks_out(funs, x):
     return x
 
 
+_WEIGHTS = {"even": 2.0, "odd": 3.0}
+
+
+def _key_by_parity(x, p):  # a constant chosen per trip, as in The Sharp Bits' state dict
+    acc = 0.0
+    for i in range(5):
+        acc = acc + x * p["even" if i % 2 == 0 else "odd"]
+    return acc
+
+
+def _key_by_value(x):
+    for i in range(3):
+        y = "a" if x > 0 else "b"
+    return x
+
+
+def test_a_branch_choosing_constants_by_trip_unrolls_its_loop():
+    # 'even' if i % 2 == 0 else 'odd' with i a run-time counter: "variable 't0' is static
+    # 'even' on one path and static 'odd' on another"; JAX's unrolled loop knows i
+    np.testing.assert_allclose(astjax.jit(_key_by_parity)(1.5, _WEIGHTS), 1.5 * 12)
+    np.testing.assert_allclose(astjax.grad(_key_by_parity)(1.5, _WEIGHTS), 12.0)
+    g = astjax.grad(_key_by_parity, argnums=1)(1.5, _WEIGHTS)
+    np.testing.assert_allclose([g["even"], g["odd"]], [4.5, 3.0])
+    # a condition on a value known only at run time stays the located error
+    with pytest.raises(astjax._src.errors.TypeCheckError, match="static 'a' on one path"):
+        astjax.jit(_key_by_value)(1.0)
+
+
 def test_loops_over_constants_of_different_kinds_unroll():
     # `for fun in funs` over a list of functions indexed the list with the trip counter, a
     # run-time value: "cannot index static [<op sin>, ...] with int32" under grad and jit

@@ -160,7 +160,15 @@ class FunctionTyper:
         anno.set_(s, "taken", None)
         env_body = self.block(s.body, env.copy())
         env_else = self.block(s.orelse, env.copy())
-        merged = self.merge(env_body, env_else, s)
+        try:
+            merged = self.merge(env_body, env_else, s)
+        except TypeCheckError as e:
+            # constants that differ by branch (state['even' if i % 2 == 0 else 'odd'] in a
+            # loop): unrolling a loop around may make the condition a constant, as in JAX
+            if any(isinstance(env_body[k], Static) and isinstance(env_else[k], Static)
+                   and env_body[k] != env_else[k] for k in set(env_body) & set(env_else)):
+                self.unroll_a_loop_around(e)
+            raise
         anno.set_(s, "merge", (env_body, env_else, merged))
         env.clear()
         env.update(merged)
@@ -543,8 +551,18 @@ class FunctionTyper:
             if isinstance(node.slice, gast.Name) and loop.target.id == node.slice.id:
                 trips = trips_if_unrollable(loop, bounds)
                 if trips is not None:
-                    raise Unroll(self.fdef, loop, trips)
+                    raise Unroll(self.fdef, loop, trips, self.error(
+                        node, f"cannot index {t} with the loop's counter, a value known only "
+                              f"at run time (the loop is too long to unroll)"))
                 return
+
+    def unroll_a_loop_around(self, error):
+        """Raise ``Unroll`` for the innermost loop around that can be unrolled, if any."""
+        from .unroll import Unroll, trips_if_unrollable
+        for loop, bounds in reversed(self.for_loops):
+            trips = trips_if_unrollable(loop, bounds)
+            if trips is not None:
+                raise Unroll(self.fdef, loop, trips, error)
 
     def at_update(self, node, env):
         method = node.func.attr

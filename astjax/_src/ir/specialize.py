@@ -65,13 +65,16 @@ class Program:
         if len(arg_types) != n_params:
             raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
         spec.typing = True
-        passes = 0
+        passes = unrolled = 0
         while passes < 3:  # each pass peels the loops whose carried variables widen
             try:
                 self._type(spec, anf, arg_types)
             except unroll.Unroll as u:  # a loop over constants of different kinds
                 if u.fdef is not spec.fdef:
                     raise
+                unrolled += len(u.trips)
+                if unrolled > unroll.MAX_UNROLLED:
+                    raise u.error from None
                 anf = unroll.unroll(anf, u.fdef, u.loop, u.trips)
                 continue
             passes += 1

@@ -6,7 +6,9 @@ value known only at run time; the elements have no common type, so compiled code
 pick one at run time. As JAX's tracing does, such a loop is unrolled: when typing finds
 that subscript inside a ``for i in range(...)`` whose bounds are constants and whose body
 has no ``break``/``continue`` of its own, it raises ``Unroll``, and the loop is replaced by
-one copy of its body per trip, each after ``i = <trip's value>``, and typed again.
+one copy of its body per trip, each after ``i = <trip's value>``, and typed again. A
+branch that sets constants differing by path (``state['even' if i % 2 == 0 else 'odd']``)
+unrolls the innermost such loop around it too: its condition may then be a constant.
 """
 import gast
 
@@ -16,12 +18,17 @@ from .peel import _own_jumps
 MAX_TRIPS = 256
 
 
-class Unroll(Exception):
-    """Typing needs loop ``loop`` (a node of the typed copy) unrolled over ``trips``."""
+MAX_UNROLLED = 1024  # trips unrolled in one function, over all its loops
 
-    def __init__(self, fdef, loop, trips):
+
+class Unroll(Exception):
+    """Typing needs loop ``loop`` (a node of the typed copy) unrolled over ``trips``;
+    ``error``: what to raise instead once the function has unrolled ``MAX_UNROLLED`` trips
+    (a condition that stays unknown after unrolling one loop unrolls the next one out)."""
+
+    def __init__(self, fdef, loop, trips, error):
         super().__init__("internal: an unrolled loop escaped its function's typing")
-        self.fdef, self.loop, self.trips = fdef, loop, trips
+        self.fdef, self.loop, self.trips, self.error = fdef, loop, trips, error
 
 
 def trips_if_unrollable(loop, bounds):
