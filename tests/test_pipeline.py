@@ -420,3 +420,42 @@ def test_loops_over_constants_of_different_kinds_unroll():
     # a loop with a break of its own is not unrolled: still the located error
     with pytest.raises(astjax._src.errors.TypeCheckError, match="cannot index static"):
         astjax.jit(_breaks_out, static_argnums=0)((jnp.sin, jnp.cos), 0.5)
+
+
+def _pure_uses_internal_state(x):  # The Sharp Bits, "Pure functions"
+    state = dict(even=0, odd=0)
+    for i in range(10):
+        state["even" if i % 2 == 0 else "odd"] += x
+    return state["even"] + state["odd"]
+
+
+def _builds_a_dict(x):
+    d = {}
+    d["w"] = x * 2
+    d["b"] = x + 1
+    d["w"] = d["w"] * d["b"]
+    return d
+
+
+def _keyed_at_run_time(x, k):
+    d = {0: x, 1: x}
+    d[k] = x * 2
+    return d
+
+
+def test_dict_item_assignment():
+    # d[k] = v on a dict compiled as d.at[k].set(v), which took arrays only: ".at[] needs
+    # an array, got dict{...}" (so did The Sharp Bits' state dict under jit)
+    np.testing.assert_allclose(astjax.jit(_pure_uses_internal_state)(5.0), 50.0)
+    np.testing.assert_allclose(astjax.grad(_pure_uses_internal_state)(5.0), 10.0)
+    out = astjax.jit(_builds_a_dict)(3.0)
+    assert sorted(out) == ["b", "w"]
+    np.testing.assert_allclose([out["w"], out["b"]], [24.0, 4.0])
+    jac = astjax.jacrev(_builds_a_dict)(3.0)
+    np.testing.assert_allclose([jac["w"], jac["b"]], [14.0, 1.0])  # d(2x(x+1))/dx = 4x + 2
+    x = np.float32([0.0, 1.0, 2.0])
+    out = astjax.vmap(_builds_a_dict)(x)
+    np.testing.assert_allclose(out["w"], 2 * x * (x + 1))
+    with pytest.raises(astjax._src.errors.TypeCheckError, match="key must be a constant"):
+        astjax.jit(_keyed_at_run_time)(1.0, 1)
+    np.testing.assert_allclose(astjax.jit(_keyed_at_run_time, static_argnums=1)(1.0, 1)[1], 2.0)

@@ -568,6 +568,9 @@ class FunctionTyper:
         method = node.func.attr
         sub = node.func.value
         x = self.atom(sub.value.value, env)
+        if method == "set" and (isinstance(x, TreeType) and x.node_type is dict or
+                                isinstance(x, Static) and type(x.value) is dict):
+            return self.dict_set(node, x, env)
         if not isinstance(x, ArrayType):
             raise self.error(node, f".at[] needs an array, got {x}")
         index = self.index_param(sub.slice, env)
@@ -583,6 +586,33 @@ class FunctionTyper:
         return self.apply_op(node, op, {op.operands[0]: x, op.operands[1]: v}, {"index": index},
                              {op.operands[0]: target, op.operands[1]: node.args[0]},
                              {"index": sub.slice})
+
+    def dict_set(self, node, d, env):
+        """``d[k] = v`` on a dict (desugared as ``d = d.at[k].set(v)``, as for arrays): a new
+        dict with ``k``'s entry ``v``, built by a generated function for these keys (the
+        node becomes a call of it)."""
+        from ..frontend.synthetic import from_source
+        sub = node.func.value
+        key = self.atom(sub.slice, env)
+        if not (isinstance(key, Static) and type(key.value) in (str, int, bool)):
+            raise self.error(node, f"a dict's key must be a constant (str or int) here, "
+                             f"got {key}")
+        keys = list(d.keys) if isinstance(d, TreeType) else list(d.value)
+        if not all(type(k) in (str, int, bool) for k in keys):
+            raise self.error(node, "assigning to a dict whose keys are not str or int")
+        entries = [f"{k!r}: v" if k == key.value else f"{k!r}: d[{k!r}]" for k in keys]
+        if key.value not in keys:
+            entries.append(f"{key.value!r}: v")
+        source = "def dict_set(d, v):\n    return {" + ", ".join(entries) + "}\n"
+        helper = self.module.dict_setters.get(source)
+        if helper is None:
+            helper = self.module.dict_setters[source] = from_source(
+                "dict_set", source, {}, self.parsed)
+        value = node.args[0]
+        node.func = gast.Constant(value=helper, kind=None)
+        node.args = [sub.value.value, value]
+        node.keywords = []
+        return self.user_call(node, helper, [d, self.atom(value, env)], {})
 
     # --- calls ------------------------------------------------------------------------------------
     def call(self, node, env):

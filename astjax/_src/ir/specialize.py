@@ -46,6 +46,7 @@ class Program:
         self.backend = None      # the backend the code is generated for (api.Compiled)
         self.split_lists = True  # reverse mode may split callees that loop (ad.reverse)
         self.folded_calls = {}   # (function, static arguments) -> value (infer: vmap(f))
+        self.dict_setters = {}   # source -> the function d[k] = v calls (infer.dict_set)
 
     # --- specialization --------------------------------------------------------------------
     def specialize(self, fn, arg_types, caller=None):
