@@ -542,6 +542,24 @@ def test_debug_nans_under_jit_names_the_operation_and_the_call(debug_nans, backe
     assert f"jit(_log_then_scale) (debug_nans is on), called at {HERE}:{line}" in message
 
 
+def _log_of_a_scalar(x):
+    return jnp.log(-x) * 2.0
+
+
+def test_debug_nans_for_a_scalar_result_of_numba_code(debug_nans):
+    # Numba gives a 0-d result as a Python float, which the check did not look at: jit(f)(5.)
+    # returned nan with debug_nans on (the python backend's 0-d arrays were checked)
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", "numba")
+    try:
+        with pytest.raises(FloatingPointError, match="invalid value encountered in log"):
+            astjax.jit(_log_of_a_scalar)(5.0)
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+    with pytest.raises(FloatingPointError):
+        dispatch.check_nans(float("nan"), "x.py:1")
+
+
 # --- jit on top of the runtime -----------------------------------------------------------------
 
 def _double_plus_one(x):

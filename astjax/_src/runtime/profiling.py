@@ -240,6 +240,8 @@ def stop_trace():
 def _leaves(value, out):
     if isinstance(value, (np.ndarray, np.generic)):
         out.append(value)
+    elif isinstance(value, (float, complex)):  # a 0-d result of Numba code
+        out.append(np.asarray(value))
     elif isinstance(value, (tuple, list)):
         for v in value:
             _leaves(v, out)
