@@ -3,7 +3,7 @@ from ._src.runtime.blas import set_up_threads as _set_up_threads
 _set_up_threads()
 from ._src.runtime.vectors import prefer_512_bit_vectors as _prefer_512_bit_vectors
 _prefer_512_bit_vectors()
-from ._src.config import config, debug_nans, disable_jit, log_compiles
+from ._src.config import config, debug_infs, debug_nans, disable_jit, log_compiles
 from ._src.runtime.memory import keep_freed_memory as _keep_freed_memory
 from ._src.runtime.array import Array
 from ._src.runtime.api_runtime import (block_until_ready, default_backend, device_count,

@@ -560,6 +560,40 @@ def test_debug_nans_for_a_scalar_result_of_numba_code(debug_nans):
         dispatch.check_nans(float("nan"), "x.py:1")
 
 
+def _reciprocal(x):
+    y = 1.0 / x  # the Inf's origin
+    return y * 2.0
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_debug_infs(backend):
+    # The Sharp Bits: "use the jax_debug_nans and jax_debug_infs flags"; astjax had no
+    # debug_infs (AttributeError: astjax.config has no option 'jax_debug_infs')
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    astjax.config.update("jax_debug_infs", True)
+    try:
+        assert astjax.config.debug_infs and not astjax.config.debug_nans
+        with pytest.raises(FloatingPointError, match=r"Inf.*jnp.exp \(debug_infs is on\)"):
+            jnp.exp(jnp.float32([1.0, 100.0]))
+        zeros = jnp.zeros(2)
+        assert np.isnan(np.asarray(zeros / zeros)).all()  # NaNs are debug_nans's
+        f = astjax.jit(_reciprocal)
+        np.testing.assert_allclose(f(np.float32([2.0])), [1.0])
+        origin = _reciprocal.__code__.co_firstlineno + 1
+        with pytest.raises(FloatingPointError, match=rf"{HERE}:{origin}: divide by zero"):
+            f(np.float32([0.0, 1.0]))
+        with pytest.raises(FloatingPointError, match=rf"{HERE}:{origin}: divide by zero"):
+            f(0.0)
+        with astjax.debug_infs(False):
+            assert np.isinf(np.asarray(f(np.float32([0.0])))).all()
+        assert astjax.config.jax_debug_infs
+    finally:
+        astjax.config.update("jax_debug_infs", False)
+        astjax.config.update("astjax_jit_backend", before)
+    assert np.isinf(np.asarray(jnp.exp(jnp.float32([100.0])))).all()
+
+
 # --- jit on top of the runtime -----------------------------------------------------------------
 
 def _double_plus_one(x):

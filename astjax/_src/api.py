@@ -266,13 +266,15 @@ class Compiled:
         """For ``debug_nans``: rerun the call on the python backend with NumPy raising at
         the first invalid operation, whose user line the error then names (JAX reruns
         de-optimized too). Not when arguments were donated: their buffers may be gone."""
-        if not config.debug_nans or donate_argnums:
+        if not (config.debug_nans or config.debug_infs) or donate_argnums:
             return None
+        infs = "raise" if config.debug_infs else "ignore"
 
         def origin():
             twin = self if self.backend == "python" else self.python_twin()
             try:
-                with np.errstate(invalid="raise"):
+                with np.errstate(invalid="raise" if config.debug_nans else "ignore",
+                                 divide=infs, over=infs):
                     twin._call_python(*dispatch.convert_inputs(values, self.arg_types))
             except FloatingPointError as e:
                 return str(e) if getattr(e, "_astjax_located", False) else None
@@ -355,7 +357,7 @@ class Compiled:
         if config.log_compiles:
             print(f"astjax: Numba compiled {self.name} in "
                   f"{time.perf_counter() - start:.3f} s", file=sys.stderr)
-        if config.debug_nans:
+        if config.debug_nans or config.debug_infs:
             dispatch.check_nans(out, None, f"jit({self.name})",
                                 self._nan_origin(values, donate_argnums))
         return _wrap_either((kind, out), self.out_type)

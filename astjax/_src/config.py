@@ -10,6 +10,7 @@ _DEFAULTS = {
     "jax_threefry_partitionable": True,  # the PRNG's counter layout; on in current JAX
     "log_compiles": False,
     "debug_nans": False,
+    "debug_infs": False,  # as debug_nans, for infinities (JAX's jax_debug_infs)
     # JAX's: jit(f)(x) calls f in Python on its arguments (print, breakpoint(), pdb work)
     "jax_disable_jit": False,
     # asynchronous dispatch of jitted calls (runtime/dispatch.py): a call whose array
@@ -30,7 +31,8 @@ _DEFAULTS = {
 }
 _CHOICES = {"astjax_jit_backend": ("numba", "python")}
 # JAX's names for astjax's own options (ported code writes config.update("jax_debug_nans", True))
-_ALIASES = {"jax_debug_nans": "debug_nans", "jax_log_compiles": "log_compiles"}
+_ALIASES = {"jax_debug_nans": "debug_nans", "jax_debug_infs": "debug_infs",
+            "jax_log_compiles": "log_compiles"}
 
 
 def _env_bool(name, default):
@@ -99,6 +101,7 @@ def _switch(name):
 
 
 debug_nans = _switch("debug_nans")
+debug_infs = _switch("debug_infs")
 log_compiles = _switch("log_compiles")
 
 

@@ -59,14 +59,16 @@ def _on_config(name, value):
         flags.async_dispatch = bool(value)
     elif name == "astjax_async_min_bytes":
         flags.async_min_bytes = int(value)
-    elif name == "debug_nans":
-        flags.debug_nans = bool(value)
+    elif name in ("debug_nans", "debug_infs"):
+        # debug_nans is the switch every check reads: on for either option
+        profiling.CHECKED[name == "debug_infs"] = bool(value)
+        flags.debug_nans = any(profiling.CHECKED)
     elif name == "astjax_record_allocation_sites":
         from . import array
         array._SITES[0] = bool(value)
 
 
-for _name in ("astjax_async_dispatch", "astjax_async_min_bytes", "debug_nans",
+for _name in ("astjax_async_dispatch", "astjax_async_min_bytes", "debug_nans", "debug_infs",
               "astjax_record_allocation_sites"):
     if _name in config._values:
         _on_config(_name, config._values[_name])
@@ -563,8 +565,10 @@ def _submit(fn, inputs, out_type, target, device, site, name, wrap, nan_origin):
 
     def work(*args):
         out = fn(*args)
-        if where is not None and profiling.has_nan(out):
-            raise profiling.nan_error(where[0], name or "a jitted call", where[1], nan_origin)
+        kind = profiling.has_nan(out) if where is not None else None
+        if kind:
+            raise profiling.nan_error(where[0], name or "a jitted call", where[1], nan_origin,
+                                      kind)
         wrapped = wrap_outputs(out, out_type) if wrap is None else wrap(out, out_type)
         return _array_leaves(wrapped, out_type, [])
 

@@ -68,9 +68,10 @@ def apply_eagerly(op, args, kwargs):
     if _queue_it(operands.values()):
         return _apply_queued(op, operands, params, device)
     out, out_type = _compute(op, operands, params)
-    if flags.debug_nans and profiling.has_nan(out):
+    kind = flags.debug_nans and profiling.has_nan(out)
+    if kind:
         where, text = profiling.describe_frame(profiling.user_frame(1))
-        raise profiling.nan_error(where, f"jnp.{op.name}", text)
+        raise profiling.nan_error(where, f"jnp.{op.name}", text, kind=kind)
     result = wrap_typed(out, out_type, device)
     if start:
         profiling.record_event(op.name, "eager", start, profiling.now_ns() - start)
@@ -109,8 +110,9 @@ def _apply_queued(op, operands, params, device):
             e.args = (f"{where}: jnp.{op.name}: {e.args[0] if e.args else ''}\n    {text}",) \
                 + tuple(e.args[1:])
             raise
-        if flags.debug_nans and profiling.has_nan(out):
-            raise profiling.nan_error(where, f"jnp.{op.name}", text)
+        kind = flags.debug_nans and profiling.has_nan(out)
+        if kind:
+            raise profiling.nan_error(where, f"jnp.{op.name}", text, kind=kind)
         return out, ran_type
     return execute(work, (), out_type, device=device, name=f"jnp.{op.name}", behind=True,
                    wrap=_wrap_queued)

@@ -259,12 +259,20 @@ def _leaves(value, out):
     return out
 
 
+CHECKED = [True, False]  # [NaNs, infinities]: set by debug_nans and debug_infs (dispatch)
+
+
 def has_nan(value):
-    """Whether a NumPy value, Array or pytree of them holds a NaN (floats and complex)."""
+    """``"NaN"`` (or ``"Inf"``, with debug_infs on) if a NumPy value, Array or pytree of
+    them holds one (floats and complex), else None."""
+    nans, infs = CHECKED
     for leaf in _leaves(value, []):
-        if leaf.dtype.kind in "fc" and np.isnan(leaf).any():
-            return True
-    return False
+        if leaf.dtype.kind in "fc":
+            if nans and np.isnan(leaf).any():
+                return "NaN"
+            if infs and np.isinf(leaf).any():
+                return "Inf"
+    return None
 
 
 def describe_frame(frame):
@@ -275,16 +283,19 @@ def describe_frame(frame):
     return f"{filename}:{lineno}", linecache.getline(filename, lineno).strip()
 
 
-def nan_error(where, what, text="", origin=None):
-    """The error for a NaN out of ``what`` called at ``where``; ``origin`` (a callable
-    giving the first invalid operation's ``"file:line: ..."`` or None) leads when known."""
-    message = f"{where}: invalid value (NaN) produced by {what} (debug_nans is on)"
+def nan_error(where, what, text="", origin=None, kind="NaN"):
+    """The error for a NaN (``kind``: or ``"Inf"``) out of ``what`` called at ``where``;
+    ``origin`` (a callable giving the first invalid operation's ``"file:line: ..."`` or
+    None) leads when known."""
+    switch = "debug_nans" if kind == "NaN" else "debug_infs"
+    value = "invalid value (NaN)" if kind == "NaN" else "infinite value (Inf)"
+    message = f"{where}: {value} produced by {what} ({switch} is on)"
     if text:
         message += f"\n    {text}"
     found = origin() if origin is not None else None
     if found:
-        message = (f"{found}\n  a NaN in the result of {what} (debug_nans is on), called at "
-                   f"{where}" + (f": {text}" if text else ""))
+        message = (f"{found}\n  a{'n' if kind == 'Inf' else ''} {kind} in the result of "
+                   f"{what} ({switch} is on), called at {where}" + (f": {text}" if text else ""))
     return FloatingPointError(message)
 
 
@@ -295,12 +306,13 @@ def check_nans(outputs, where, what="a jitted call", origin=None):
     of the caller); ``what`` names the computation (``"jit(f)"``); ``origin`` see
     ``nan_error``.
     """
-    if not has_nan(outputs):
+    kind = has_nan(outputs)
+    if not kind:
         return
     text = ""
     if where is None or hasattr(where, "f_code"):
         where, text = describe_frame(where if where is not None else user_frame(1))
-    raise nan_error(where, what, text, origin)
+    raise nan_error(where, what, text, origin, kind)
 
 
 # --- memory profiles (pprof) ------------------------------------------------------------------
