@@ -1,7 +1,7 @@
 """``astjax.numpy``: the NumPy API. Each function is a registered op (``np.sin`` inside a
 transformed function is the same op as ``jnp.sin``), except a few written with those ops
-(``sort``, ``take_along_axis``, ``select``, ``piecewise``, ``linalg.norm``), which the
-compiler reads like user code.
+(``sort``, ``take_along_axis``, ``select``, ``piecewise``, ``linalg.norm``, and those in
+``_composites``: ``diff``, ``isclose``, ``triu``, ...), which the compiler reads like user code.
 """
 import numpy as _np
 
@@ -22,11 +22,16 @@ pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _
 # plain functions written in astjax.numpy (the compiler reads their source), not ops
 from ._sorting import sort, take_along_axis  # noqa: E402,F401
 from ._select import piecewise, select  # noqa: E402,F401
+from ._composites import (  # noqa: E402,F401
+    allclose, deg2rad, degrees, diagonal, diff, ediff1d, heaviside, hypot, isclose, kron,
+    logaddexp, logaddexp2, nanmax, nanmean, nanmin, nansum, polyval, rad2deg, radians, sinc,
+    trapezoid, tril, triu)
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.linalg.norm, linalg.norm), (_np.select, select),
-                    (_np.piecewise, piecewise)):
+                    (_np.piecewise, piecewise)) + tuple(
+        (getattr(_np, _name), globals()[_name]) for _name in _composites.__all__):
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
 
 
