@@ -459,3 +459,43 @@ def test_dict_item_assignment():
     with pytest.raises(astjax._src.errors.TypeCheckError, match="key must be a constant"):
         astjax.jit(_keyed_at_run_time)(1.0, 1)
     np.testing.assert_allclose(astjax.jit(_keyed_at_run_time, static_argnums=1)(1.0, 1)[1], 2.0)
+
+
+def test_a_function_is_typed_once_unless_a_call_reaches_it_while_typing(monkeypatch):
+    """Typing is redone only where a recursive call read the still-unknown return type:
+    every function was typed twice (the first result never equals UNKNOWN), which doubled
+    the typing of each generated derivative under hessian."""
+    import collections
+
+    from astjax._src.ir import infer
+    counts = collections.Counter()
+    run = infer.FunctionTyper.run
+
+    def counting(self):
+        counts[self.spec.name] += 1
+        return run(self)
+    monkeypatch.setattr(infer.FunctionTyper, "run", counting)
+    monkeypatch.setenv("ASTJAX_SOURCE_CACHE", "0")  # generate, do not load
+    astjax.make_source(P.calls_helper)(X)
+    assert counts and set(counts.values()) == {1}, counts
+    counts.clear()
+    n = np.int32(3)  # a run-time trip count: _countdown calls itself at its own types
+    np.testing.assert_allclose(astjax.jit(P.recursion)(X, n), P.recursion(X, 3), rtol=1e-6)
+    assert counts["_countdown"] == 2 and counts["recursion"] == 1, counts
+
+
+def test_copy_tree_is_deepcopy_of_an_ast():
+    import copy
+
+    import gast
+
+    from astjax._src.ir import anno
+    fdef = gast.parse("def f(x):\n    y = [x, (1, 'a')]\n    return y[0] + 2.5\n").body[0]
+    shared = fdef.body[1].value
+    fdef.body.append(gast.Expr(value=shared))  # one node twice: copied once, as deepcopy does
+    anno.set_(shared, "type", [1, 2])
+    got, want = anno.copy_tree(fdef), copy.deepcopy(fdef)
+    assert gast.dump(got, include_attributes=True) == gast.dump(want, include_attributes=True)
+    assert got.body[1].value is got.body[2].value and got.body[1].value is not shared
+    assert anno.get(got.body[1].value, "type") == [1, 2]
+    assert anno.get(got.body[1].value, "type") is not anno.get(shared, "type")

@@ -29,6 +29,9 @@ _UNSUPPORTED = {
     gast.SetComp: "set comprehensions",
     gast.Set: "set literals", gast.Match: "match", gast.NamedExpr: "the walrus operator :=",
 }
+# what the first rewrites of Desugar.function act on (a nested def or lambda included)
+_SUGAR = {gast.Starred, gast.DictComp, gast.ListComp, gast.GeneratorExp, gast.Lambda,
+          gast.FunctionDef}
 _HINTS = {
     "try/except": "move error handling outside the transformed function",
     "raise": "check inputs before calling the transformed function",
@@ -65,12 +68,19 @@ class Desugar:
 
     # --- entry -----------------------------------------------------------------------------
     def function(self, fdef):
-        _StarredTargets(self.names).visit(fdef)
-        _DictComprehensions(self.parsed).visit(fdef)
-        lift_nested_functions(self.parsed, self.names, fdef)
+        # the rewrites below that find nothing to rewrite are skipped: most functions
+        # desugared are generated ones (derivatives), hundreds of statements long
+        kinds = {type(n) for n in gast.walk(fdef) if n is not fdef}
+        sugared = bool(kinds & _SUGAR)
+        if sugared:
+            _StarredTargets(self.names).visit(fdef)
+            _DictComprehensions(self.parsed).visit(fdef)
+            lift_nested_functions(self.parsed, self.names, fdef)
         _remade_lists_renamed(fdef.body, self.names)
-        _grown_list_displays_as_appends(fdef)
-        body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))]
+        if sugared or gast.List in kinds:
+            _grown_list_displays_as_appends(fdef)
+        body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))] if sugared \
+            else list(fdef.body)
         body = self.loops_over_sequences(body)
         early = self._has_early_return(body)
         fdef.body = body

@@ -24,6 +24,10 @@ def clear(node):
         delattr(node, _KEY)
 
 
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_ATOMS = (str, int, float, bool, type(None), bytes, complex, type(Ellipsis))
+
+
 def clean_copy(node, pairs=None):
     """A deep copy of an AST without annotations (they hold types, ops, specializations).
     ``pairs`` collects (original, copy) for every node copied."""
@@ -32,10 +36,52 @@ def clean_copy(node, pairs=None):
         return [clean_copy(n, pairs) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new = type(node)(**{f: clean_copy(getattr(node, f), pairs) for f in node._fields})
-    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-        if hasattr(node, attr):
-            setattr(new, attr, getattr(node, attr))
+    # (filled in directly: this runs on every node of every function typed, and the
+    # nodes' constructor only sets these same attributes)
+    cls = type(node)
+    new = cls.__new__(cls)
+    d = new.__dict__
+    for f in cls._fields:
+        v = getattr(node, f)
+        if isinstance(v, list):
+            d[f] = [clean_copy(n, pairs) for n in v]
+        elif isinstance(v, gast.AST):
+            d[f] = clean_copy(v, pairs)
+        else:
+            d[f] = v
+    for attr in _LOCATION:
+        v = getattr(node, attr, d)
+        if v is not d:
+            d[attr] = v
     if pairs is not None:
         pairs.append((node, new))
     return new
+
+
+def copy_tree(node, memo=None):
+    """``copy.deepcopy(node)`` for an AST (annotations included), without deepcopy's
+    generic per-object machinery for the nodes themselves."""
+    import copy
+
+    import gast
+    if memo is None:
+        memo = {}
+
+    def visit(x):
+        if isinstance(x, _ATOMS):
+            return x
+        hit = memo.get(id(x))
+        if hit is not None:
+            return hit
+        if isinstance(x, list):
+            new = memo[id(x)] = []
+            new.extend(visit(v) for v in x)
+        elif isinstance(x, gast.AST):
+            cls = type(x)
+            new = memo[id(x)] = cls.__new__(cls)
+            new.__dict__.update({k: visit(v) for k, v in x.__dict__.items()})
+        else:
+            return copy.deepcopy(x, memo)
+        memo.setdefault(id(memo), []).append(x)  # keep x alive, as deepcopy does
+        return new
+    return visit(node)

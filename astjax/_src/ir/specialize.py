@@ -32,6 +32,7 @@ class Specialization:
         self.parsed = self.fdef = None
         self.return_type = UNKNOWN
         self.typing = False
+        self.reentered = False   # a call reached it while it was being typed (recursion)
 
 
 class Program:
@@ -54,7 +55,9 @@ class Program:
         key = (fn, arg_types)
         spec = self.specs.get(key)
         if spec is not None:
-            return spec  # while typing (recursion) its return type may still be UNKNOWN
+            # while typing (recursion) its return type may still be UNKNOWN
+            spec.reentered = spec.reentered or spec.typing
+            return spec
         spec = Specialization(fn, arg_types, self._function_name(fn))
         spec.program = self  # derivative rules specialize helpers of their own
         self.specs[key] = spec
@@ -95,11 +98,11 @@ class Program:
     def _type(self, spec, anf, arg_types):
         for _ in range(10):  # recursion: retype until the return type settles
             spec.fdef = _fresh(anf)
-            previous = spec.return_type
+            previous, spec.reentered = spec.return_type, False
             spec.return_type = FunctionTyper(spec, spec.parsed, spec.fdef, arg_types,
                                              self).run()
-            if spec.return_type == previous:
-                break
+            if spec.return_type == previous or not spec.reentered:
+                break  # (no call read its return type while typing: nothing to redo)
 
     def _function_name(self, fn):
         base = fn.__name__ if fn.__name__.isidentifier() else "_lambda"
