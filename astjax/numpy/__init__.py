@@ -31,7 +31,8 @@ from . import linalg  # noqa: E402,F401
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.linalg.norm, linalg.norm), (_np.select, select),
                     (_np.piecewise, piecewise)) + tuple(
-        (getattr(_np, _name), globals()[_name]) for _name in _composites.__all__):
+        (getattr(_np, _name), globals()[_name]) for _name in _composites.__all__
+        if hasattr(_np, _name)):  # np.trapezoid is new in NumPy 2.0
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
 
 

@@ -5,13 +5,18 @@ Semantics (arguments, dtypes) follow JAX 0.10.2. Where a list's length or an axi
 the code, it is a constant when code is generated; repeated steps recurse on a constant
 count (each level its own specialization, so shapes may change from one to the next).
 """
+import math
+
 import numpy as np
 
 import astjax.numpy as jnp
 
+from .._src import dtypes
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._sorting import _normalize_axis
+
+_INV_LN2 = 1 / math.log(2)  # a Python float: weak, as JAX's constants
 
 
 @static_helper
@@ -24,23 +29,30 @@ def _is_bool(dtype):
     return dtype.kind == "b"
 
 
+@static_helper
+def _to_inexact(dtype):
+    return dtypes.to_inexact(dtype)[0]
+
+
 def _inexact(x):
-    """``x`` as an array of an inexact dtype: ints and bools become the default float (a
-    weak 1.0 promotes them as JAX does)."""
+    """``x`` in an inexact dtype as JAX's promote_args_inexact: bools and integers up to 32
+    bits become float32, 64-bit ones the default float."""
     x = jnp.asarray(x)
     if not _is_inexact(x.dtype):
-        return x * 1.0
+        return x.astype(_to_inexact(x.dtype))
     return x
 
 
 def _inexact2(a, b):
-    """``a`` and ``b`` as arrays whose arithmetic promotes to an inexact dtype, as JAX's
-    promote_args_inexact: when neither is inexact, both become the default float (if
-    either is, arithmetic with it already promotes the other, keeping Python scalars weak)."""
+    """``a`` and ``b`` promoted together, then to an inexact dtype (promote_args_inexact).
+    When either is inexact, arithmetic with it promotes the other (keeping a Python scalar
+    weak); else both take the inexact dtype of their promoted type (found from empty
+    slices, so nothing is computed)."""
     a = jnp.asarray(a)
     b = jnp.asarray(b)
     if not _is_inexact(a.dtype) and not _is_inexact(b.dtype):
-        return a * 1.0, b * 1.0
+        dt = _to_inexact((jnp.ravel(a)[:0] + jnp.ravel(b)[:0]).dtype)
+        return a.astype(dt), b.astype(dt)
     return a, b
 
 
@@ -96,7 +108,7 @@ def logaddexp2(x1, x2):
     amax = jnp.maximum(x1, x2)
     delta = x1 - x2
     return jnp.where(jnp.isnan(delta), x1 + x2,
-                     amax + jnp.log1p(jnp.exp2(-jnp.abs(delta))) * (1 / np.log(2)))
+                     amax + jnp.log1p(jnp.exp2(-jnp.abs(delta))) * _INV_LN2)
 
 
 def sinc(x):
@@ -164,8 +176,8 @@ def _edge(v, a):
     """``prepend``/``append`` for ``a`` (its diff axis last): a scalar is broadcast to one
     slice of ``a``; an array is taken as it is, its axis moved likewise by the caller."""
     v = jnp.asarray(v)
-    if v.ndim == 0:
-        return jnp.broadcast_to(v, a.shape[:-1] + (1,))
+    if v.ndim == 0:  # added, not broadcast_to, so that a Python scalar stays weak
+        return jnp.zeros_like(a[..., :1]) + v
     return v
 
 
@@ -372,9 +384,10 @@ def _interleave_before(b, i, n):
 
 def polyval(p, x):
     """The polynomial with coefficients ``p`` (highest power first, along ``p``'s first
-    axis) at ``x``, by Horner's rule in a ``fori_loop`` (as JAX's scan); inexact dtype, as
-    ``jnp.polyval`` (whose ``unroll`` is not taken)."""
-    p, x = _inexact2(p, x)
+    axis) at ``x``, by Horner's rule in a ``fori_loop`` (as JAX's scan), in the promoted
+    dtype (ints stay ints), as ``jnp.polyval`` (whose ``unroll`` is not taken)."""
+    p = jnp.asarray(p)
+    x = jnp.asarray(x)
     return fori_loop(0, p.shape[0], lambda i, y: y * x + p[i], jnp.zeros_like(x + p[0]))
 
 
