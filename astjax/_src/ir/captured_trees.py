@@ -13,29 +13,26 @@ and from then on it is an ordinary local pytree (indexing, attributes, methods, 
 to helpers, differentiating and batching around it). Leaves that are not arrays (a string,
 a Python number, a function) stay constants, as in JAX's closure.
 """
-import copy
-
 import gast
 import numpy as np
 
 from .. import tree_util
 from ..errors import UserCodeError
 from ..frontend.naming import Names, assign, const, copy_loc, load
-from . import trees
+from . import anno, trees
 
 
 def hoist_captured_trees(anf, parsed, program):
     """``anf`` with each pytree of arrays it reads from outside set at its top (a copy),
     or ``anf`` itself when it reads none."""
-    local = {a.id for a in anf.args.args + anf.args.kwonlyargs}
-    local |= {n.id for n in gast.walk(anf) if isinstance(n, gast.Name)
-              and not isinstance(n.ctx, gast.Load)}
-    found = []
-    _replace_reads(anf, local, lambda node: found.append(node) if _is_tree_of_arrays(
-        _resolve(program, parsed, node)) else None)
-    if not found:
+    stores, reads = set(), []
+    _scan(anf, stores, reads)  # (one walk: this runs for every generated function too)
+    local = stores | {a.id for a in anf.args.args + anf.args.kwonlyargs}
+    chains = {_chain(n) for n in reads if _root(n).id not in local}
+    if not any(_is_tree_of_arrays(_resolve(program, parsed, _load_chain(c), record=False))
+               for c in chains):
         return anf
-    anf = copy.deepcopy(anf)
+    anf = anno.copy_tree(anf)  # (to_anf's is shared)
     names = Names(anf)
     names.used |= set(parsed.freevars) | set(parsed.fn.__globals__)
     by_value, preamble = {}, []
@@ -86,9 +83,46 @@ def _visit(node, local, replacement):
     return None
 
 
-def _resolve(program, parsed, node):
+def _scan(node, stores, reads):
+    """Names ``node`` stores, and its reads of names or whole attribute chains."""
+    for field in node._fields:
+        child = getattr(node, field, None)
+        for c in (child if isinstance(child, list) else (child,)):
+            if not isinstance(c, gast.AST):
+                continue
+            if isinstance(c, gast.Name):
+                (reads.append(c) if isinstance(c.ctx, gast.Load) else stores.add(c.id))
+            elif isinstance(c, gast.Attribute) and isinstance(c.ctx, gast.Load) and \
+                    isinstance(_root(c), gast.Name):
+                reads.append(c)
+            else:
+                _scan(c, stores, reads)
+
+
+def _root(node):
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return node
+
+
+def _chain(node):
+    attrs = []
+    while isinstance(node, gast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return (node.id,) + tuple(reversed(attrs))
+
+
+def _load_chain(chain):
+    node = load(chain[0])
+    for attr in chain[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def _resolve(program, parsed, node, record=True):
     try:
-        return program.resolve(parsed, node)
+        return program.resolve(parsed, node, record)
     except UserCodeError:  # not defined: the typer says so where it reads it
         return None
 

@@ -113,7 +113,9 @@ class Program:
         return name
 
     # --- names from outside ----------------------------------------------------------------
-    def resolve(self, parsed, node):
+    def resolve(self, parsed, node, record=True):
+        """The value a name (or attribute chain) from outside stands for; ``record``: note
+        it for the persistent cache (source_cache.py), which checks it again on lookup."""
         chain = []
         while isinstance(node, gast.Attribute):
             chain.append(node.attr)
@@ -142,7 +144,8 @@ class Program:
                 raise parsed.error(node, f"{name}.{'.'.join(reversed(chain))}: "
                                    f"{type(value).__name__} has no attribute {attr!r}",
                                    TypeCheckError) from None
-        self.resolved.append((parsed, name, tuple(reversed(chain)), value))
+        if record:
+            self.resolved.append((parsed, name, tuple(reversed(chain)), value))
         return value
 
     def capture(self, parsed, node, value):
