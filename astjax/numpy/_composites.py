@@ -15,13 +15,9 @@ from .._src import dtypes
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._sorting import _normalize_axis
+from .linalg import _is_inexact
 
 _INV_LN2 = 1 / math.log(2)  # a Python float: weak, as JAX's constants
-
-
-@static_helper
-def _is_inexact(dtype):
-    return dtype.kind in "fc"
 
 
 @static_helper
