@@ -68,3 +68,11 @@ def list_index(x):
 def bad_product(a, b):
     c = a * 2.0
     return c @ b  # MARK product
+
+
+def select_of_unequal_lists(x):
+    return jnp.select([x < 0], [x, x])  # MARK select
+
+
+def float_indices(x):
+    return jnp.take_along_axis(x, x, 0)  # MARK take-along

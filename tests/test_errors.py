@@ -28,6 +28,9 @@ def mark_line(tag):
     (B.unknown_method, "method", TypeCheckError, "frobnicate"),
     (B.calls_numpy_random, "call", TypeCheckError, "rand"),
     (B.list_index, "list-index", TypeCheckError, "x[jnp.array(idx)]"),
+    # checks inside astjax's own Python-written functions name the user's call
+    (B.select_of_unequal_lists, "select", ValueError, "condlist must have length"),
+    (B.float_indices, "take-along", TypeError, "indices must be an integer array"),
 ])
 def test_located_errors(fn, tag, cls, words):
     with pytest.raises(cls) as info:

@@ -1,4 +1,5 @@
 """User-facing errors. Every error raised at the user names their file and line."""
+import os
 
 
 class AstjaxError(Exception):
@@ -46,11 +47,18 @@ def at_user_call(e):
     """A TypeError, ValueError or NotImplementedError raised by a check on a call's
     argument types, as the UserCodeError of the same kind that the compiler locates at
     the user's call."""
+    cls = _checking_error_class(e)
+    if cls is None:
+        raise TypeError(f"not a checking error: {e!r}")
+    return cls(str(e))
+
+
+def _checking_error_class(e):
     for builtin, cls in ((NotImplementedError, UserNotImplementedError),
                          (TypeError, TypeCheckError), (ValueError, UserValueError)):
         if isinstance(e, builtin):
-            return cls(str(e))
-    raise TypeError(f"not a checking error: {e!r}")
+            return cls
+    return None
 
 
 class NoSourceError(AstjaxError, ValueError):
@@ -59,3 +67,22 @@ class NoSourceError(AstjaxError, ValueError):
 
 class ShapeError(TypeError):
     """Raised by an op's shape/dtype rule; the caller adds the user's location."""
+
+
+def in_astjax(filename):
+    """Whether ``filename`` is one of astjax's own source files (not the user's)."""
+    import astjax
+    package = os.path.dirname(os.path.abspath(astjax.__file__)) + os.sep
+    return isinstance(filename, str) and os.path.abspath(filename).startswith(package)
+
+
+def at_user_line(e, located):
+    """An error raised while compiling one of astjax's own functions for the user's call
+    (a check in ``jnp.select``, an op's shape rule reached through ``take_along_axis``),
+    as the UserCodeError of the same kind: ``located(message, cls)`` puts it at that call.
+    None when ``e`` already names the user's line or is not such a check."""
+    if isinstance(e, UserCodeError):
+        return None if e.filename is not None and not in_astjax(e.filename) else \
+            located(e.message, type(e))
+    cls = _checking_error_class(e)
+    return None if cls is None else located(str(e), cls)

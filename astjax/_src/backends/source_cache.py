@@ -37,6 +37,8 @@ import types as pytypes
 
 import numpy as np
 
+from ..errors import in_astjax
+
 FORMAT = 1
 _MAGIC = b"ASTJAXGEN1\n"
 _MISSING = object()
@@ -72,8 +74,7 @@ def _package_dir():
     return _PACKAGE_DIR[0]
 
 
-def _internal_file(filename):
-    return isinstance(filename, str) and os.path.abspath(filename).startswith(_package_dir())
+_internal_file = in_astjax
 
 
 _CODE_HASH = [None]
