@@ -57,6 +57,14 @@ def make(s):
     def g(x):
         return x * s
     return g
+
+
+PARAMS = {"w": W, "layers": [(W, 2.0)], "act": "sin"}
+
+
+def p(x):
+    w, k = PARAMS["layers"][0]
+    return x * PARAMS["w"] + w * k
 """
 
 HELPERS = """
@@ -116,6 +124,20 @@ def test_editing_the_users_file_misses(tmp_path):
     assert again["stats"]["hits"] == 0 and again["stats"]["stores"] == 1, again["log"]
     assert again["out"] == pytest.approx([v + 4.0 for v in _expected((1, 2, 3, 4))], rel=1e-6)
     assert _run(tmp_path)["stats"]["hits"] == 1
+
+
+def test_a_captured_pytree_is_cached_and_its_leaves_checked(tmp_path):
+    # a global dict of arrays (ir/captured_trees.py): its leaves are found again by path
+    _project(tmp_path)
+    first = _run(tmp_path, setup="from usermod import p as f")
+    assert first["stats"]["stores"] == 1, first["log"]
+    assert first["out"] == pytest.approx([2.0, 6.0, 12.0, 20.0])
+    second = _run(tmp_path, setup="from usermod import p as f")
+    assert second["stats"]["hits"] == 1 and second["out"] == first["out"], second["log"]
+    _project(tmp_path, w=(4.0, 3.0, 2.0, 1.0))  # other contents of the dict's arrays
+    again = _run(tmp_path, setup="from usermod import p as f")
+    assert again["stats"]["hits"] == 0, again["log"]
+    assert again["out"] == pytest.approx([8.0, 9.0, 8.0, 5.0])
 
 
 def test_changed_captured_array_misses_and_new_values_are_used(tmp_path):

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import in_astjax
 
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"ASTJAXGEN1\n"
 _MISSING = object()
 
@@ -239,6 +239,7 @@ class Fingerprinter:
     def ref_of(self, value):
         return self.refs.get(id(value))
 
+
     def fp(self, value, ref):
         if _literal(value):
             return _lit_fp(value)
@@ -255,6 +256,8 @@ class Fingerprinter:
         from ..frontend.synthetic import SyntheticFunction
         from ..runtime.array import Array
         t = type(value)
+        if t in (np.ndarray, Array) and ref is not None:  # a leaf of a captured pytree
+            self.refs.setdefault(id(value), ref)
         if t is np.ndarray:
             if value.dtype.hasobject:
                 raise Uncacheable("an array of Python objects")
@@ -529,8 +532,9 @@ class SourceCache:
                 return f"{filename} changed"
         from ..runtime.array import to_numpy_input
         namespace = {}
-        for name, k in entry["captured"]:
-            namespace[name] = to_numpy_input(values[k])
+        for name, (how, where) in entry["captured"]:
+            value = values[where] if how == "rec" else _deref(where, roots, values)
+            namespace[name] = to_numpy_input(value)
         for name, how in entry["statics"]:
             if how[0] == "rec":
                 namespace[name] = values[how[1]]
@@ -617,9 +621,12 @@ class SourceCache:
             files[(kind, filename, ref)] = _file_digest(kind, filename, owner)
         captured = []
         for vid, (cname, _, _) in program.captured.items():
-            if vid not in by_id:
+            if vid in by_id:
+                captured.append((cname, ("rec", by_id[vid])))
+            elif vid in self.fpr.refs:  # a leaf of a recorded pytree (ir/captured_trees.py)
+                captured.append((cname, ("ref", self.fpr.refs[vid])))
+            else:
                 raise Uncacheable(f"captured value {cname} reached no known way")
-            captured.append((cname, by_id[vid]))
         statics = []
         for vid, (sname, value) in program.statics.items():
             if vid in by_id:

@@ -144,7 +144,7 @@ class Program:
                 raise parsed.error(node, f"{name}.{'.'.join(reversed(chain))}: "
                                    f"{type(value).__name__} has no attribute {attr!r}",
                                    TypeCheckError) from None
-        if record:
+        if record and name not in self.hoisted:  # (a hoisted leaf: its tree is recorded)
             self.resolved.append((parsed, name, tuple(reversed(chain)), value))
         return value
 
