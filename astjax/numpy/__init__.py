@@ -26,12 +26,16 @@ from ._composites import (  # noqa: E402,F401
     allclose, deg2rad, degrees, diagonal, diff, ediff1d, heaviside, hypot, isclose, kron,
     logaddexp, logaddexp2, nanmax, nanmean, nanmin, nansum, polyval, rad2deg, radians, sinc,
     trapezoid, tril, triu)
+from ._composites2 import (  # noqa: E402,F401
+    average, convolve, corrcoef, correlate, cov, interp, median, pad, percentile, ptp, quantile,
+    searchsorted)
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.linalg.norm, linalg.norm), (_np.select, select),
                     (_np.piecewise, piecewise)) + tuple(
-        (getattr(_np, _name), globals()[_name]) for _name in _composites.__all__
+        (getattr(_np, _name), globals()[_name])
+        for _name in _composites.__all__ + _composites2.__all__
         if hasattr(_np, _name)):  # np.trapezoid is new in NumPy 2.0
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
 
