@@ -86,11 +86,14 @@ def _check_conv(a_ndim, v_ndim, mode, fn):
         raise ValueError(f"{fn}() only support 1-dimensional inputs.")
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"{fn}(): mode must be one of 'full', 'same', 'valid', got {mode!r}")
+    return mode
 
 
 def _conv(a, v, mode, fn):
     a, v = _inexact2(a, v)
-    _check_conv(a.ndim, v.ndim, mode, fn)
+    # a check's value is used: a call to a static helper whose value is dropped is left in
+    # the generated code, which Numba cannot compile
+    mode = _check_conv(a.ndim, v.ndim, mode, fn)
     n = a.shape[0]
     m = v.shape[0]
     lo = jnp.minimum(n, m)
@@ -218,6 +221,7 @@ def _check_searchsorted(ndim, side):
     if side not in ("left", "right"):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'. "
                          "Expected one of ['left', 'right'].")
+    return side
 
 
 def searchsorted(a, v, side="left"):
@@ -225,7 +229,7 @@ def searchsorted(a, v, side="left"):
     JAX), by comparing against all of ``a`` (NaNs sort last)."""
     a = jnp.asarray(a)
     v = jnp.asarray(v)
-    _check_searchsorted(a.ndim, side)
+    side = _check_searchsorted(a.ndim, side)  # used: see _conv
     ve = jnp.expand_dims(v, -1)
     if side == "left":
         before = _sort_lt(a, ve)
@@ -333,5 +337,62 @@ def corrcoef(x, y=None, rowvar=True):
     return jnp.clip(c, -1, 1)
 
 
-__all__ = ["average", "convolve", "corrcoef", "correlate", "cov", "interp", "median", "pad",
+# ---- cumulative ---------------------------------------------------------------------
+
+def nancumsum(a, axis=None, dtype=None):
+    """``cumsum`` with NaNs counted as 0."""
+    a = jnp.asarray(a)
+    if _is_inexact(a.dtype):
+        a = jnp.where(jnp.isnan(a), jnp.zeros_like(a), a)
+    return jnp.cumsum(a, axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None):
+    """``cumprod`` with NaNs counted as 1."""
+    a = jnp.asarray(a)
+    if _is_inexact(a.dtype):
+        a = jnp.where(jnp.isnan(a), jnp.ones_like(a), a)
+    return jnp.cumprod(a, axis=axis, dtype=dtype)
+
+
+@static_helper
+def _cumulative_axis(ndim, axis, include_initial, fn):
+    if ndim == 0:
+        raise ValueError(f"The input must be non-scalar to take a {fn}, however a scalar "
+                         "value or scalar array was given.")
+    if axis is None:
+        if ndim > 1:
+            raise ValueError(f"The input array has rank {ndim}, however axis was not set to "
+                             "an explicit value. The axis argument is only optional for "
+                             "one-dimensional arrays.")
+        axis = 0
+    ax = _normalize_axis.fn(axis, ndim, fn)
+    return tuple((int(include_initial and i == ax), 0) for i in range(ndim)), ax
+
+
+def cumulative_sum(x, axis=None, dtype=None, include_initial=False):
+    """``cumsum`` along ``axis`` (needed unless ``x`` is 1-D), small ints summed in the
+    default int as ``sum``, with a leading 0 if ``include_initial``, as JAX's."""
+    x = jnp.asarray(x)
+    widths, ax = _cumulative_axis(x.ndim, axis, include_initial, "cumulative sum")
+    if dtype is None:
+        dtype = jnp.sum(jnp.ravel(x)[:0]).dtype
+    out = jnp.cumsum(x, axis=ax, dtype=dtype)
+    if include_initial:
+        return pad(out, widths)
+    return out
+
+
+def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
+    """``cumprod`` along ``axis`` (needed unless ``x`` is 1-D), with a leading 1 if
+    ``include_initial``, as JAX's."""
+    x = jnp.asarray(x)
+    widths, ax = _cumulative_axis(x.ndim, axis, include_initial, "cumulative product")
+    out = jnp.cumprod(x, axis=ax, dtype=dtype)
+    if include_initial:
+        return pad(out, widths, constant_values=1)
+    return out
+
+
+__all__ = ["cumulative_prod", "cumulative_sum", "nancumprod", "nancumsum", "average", "convolve", "corrcoef", "correlate", "cov", "interp", "median", "pad",
            "percentile", "ptp", "quantile", "searchsorted"]
