@@ -1,6 +1,8 @@
 """jnp.pad, convolve, correlate, quantile, percentile, median, searchsorted, interp, cov,
 corrcoef, ptp, average, nancumsum, cumulative_sum, ...: plain astjax.numpy functions (astjax/numpy/_composites2.py), checked
 against NumPy eagerly and under jit, their dtypes against JAX 0.10.2, gradients, vmap, Numba."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,9 @@ RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4, 5)).astype(np.float32)
 XN = X.copy()
 XN[0, 1, 2] = np.nan
+XN2 = XN.copy()  # a slice all NaN along each axis, one NaN-free
+XN2[1, :, 3] = np.nan
+XN2[2, 2, :] = np.nan
 A, V = X[0, 0], X[1, 1, :3]
 Q = np.float32([0.1, 0.5, 0.9])
 W = np.float32([1.0, 2.0, 3.0, 4.0])
@@ -21,7 +26,8 @@ SV = np.float32([1.0, 0.0, 3.0, -1.0, 2.0, np.nan])
 
 
 # (name, function of the arrays, the arrays, NumPy's value); each is run eagerly and jitted
-CASES = [
+def _cases():
+    return [
     ("pad", lambda x: jnp.pad(x, 2), (X[0],), np.pad(X[0], 2)),
     ("pad pairs", lambda x: jnp.pad(x, ((1, 2), (0, 3)), constant_values=1.5), (X[0],),
      np.pad(X[0], ((1, 2), (0, 3)), constant_values=1.5)),
@@ -60,6 +66,15 @@ CASES = [
     ("quantile nearest", lambda x, q: jnp.quantile(x, q, method="nearest"),
      (np.float32([3, 1, 4, 1, 5, 9, 2, 6]), np.float32([0.1, 0.25, 0.5, 0.75, 0.9])),
      np.float32([1.0, 2.0, 3.0, 5.0, 6.0])),
+    ("nanmedian", lambda x: jnp.nanmedian(x, axis=1), (XN2,), np.nanmedian(XN2, axis=1)),
+    ("nanmedian all", lambda x: jnp.nanmedian(x, keepdims=True), (XN2,),
+     np.nanmedian(XN2, keepdims=True)),
+    ("nanquantile", lambda x, q: jnp.nanquantile(x, q, axis=2, keepdims=True), (XN2, Q),
+     np.nanquantile(XN2, Q, axis=2, keepdims=True)),
+    ("nanquantile lower", lambda x, q: jnp.nanquantile(x, q.reshape(3, 1), 0, method="lower"),
+     (XN2, Q), np.nanquantile(XN2, Q.reshape(3, 1), 0, method="lower")),
+    ("nanpercentile", lambda x: jnp.nanpercentile(x, 30.0, axis=0), (XN2,),
+     np.nanpercentile(XN2, 30.0, axis=0)),
     ("percentile", lambda x: jnp.percentile(x, 30.0, axis=0), (X,), np.percentile(X, 30.0, 0)),
     ("searchsorted", lambda s, v: jnp.searchsorted(s, v), (S, SV), np.searchsorted(S, SV)),
     ("searchsorted right", lambda s, v: jnp.searchsorted(s, v, side="right"), (S[:4], SV),
@@ -95,6 +110,11 @@ CASES = [
     ("average no weights", lambda x: jnp.average(x, axis=(0, 2), returned=True)[1], (X,),
      np.average(X, axis=(0, 2), returned=True)[1]),
 ]
+
+
+with warnings.catch_warnings():  # NumPy on all-NaN slices
+    warnings.simplefilter("ignore")
+    CASES = _cases()
 
 
 @pytest.mark.parametrize("name,fn,args,want", CASES, ids=[c[0] for c in CASES])
@@ -146,6 +166,10 @@ DTYPES = [
     (lambda: jnp.average(I32, weights=I32), "float32"),
     (lambda: jnp.average(I8, weights=B), "float32"),
     (lambda: jnp.nancumsum(I8), "int8"),
+    (lambda: jnp.nanmedian(I32), "float32"),
+    (lambda: jnp.nanmedian(F16), "float16"),
+    (lambda: jnp.nanquantile(I8, F32), "float32"),
+    (lambda: jnp.nanpercentile(F16, 50.0), "float16"),
     (lambda: jnp.nancumprod(F16), "float16"),
     (lambda: jnp.cumulative_prod(I8, include_initial=True), "int8"),
 ]
@@ -190,6 +214,13 @@ def test_gradients(x64):
     an[1, 2] = np.nan  # NaNs count as absent: their cotangent is 0
     g = astjax.grad(lambda a: jnp.sum(jnp.nancumsum(a, 1) + jnp.nancumprod(a, 1)))(an)
     assert g[1, 2] == 0 and np.isfinite(g).all()
+    # nanquantile of the row with a NaN: as quantile of its other values, 0 at the NaN
+    g = np.asarray(astjax.grad(lambda a: jnp.sum(jnp.nanquantile(a, 0.25, axis=1)))(an))[1]
+    want = astjax.grad(lambda r: jnp.quantile(r, 0.25))(an[1, [0, 1, 3]])
+    np.testing.assert_allclose(g[[0, 1, 3]], want)
+    assert g[2] == 0
+    check_grads(lambda a: jnp.nanmedian(a, 1) + jnp.nanquantile(a, np.array([0.3]), 0)[0],
+                (an[:, [0, 1, 3]],))
     # linear quantile between two ranks: weights 1 - frac, frac on the two values
     g = astjax.grad(lambda a: jnp.quantile(a, 0.25))(np.array([4.0, 1.0, 3.0, 2.0]))
     np.testing.assert_allclose(g, [0, 0.25, 0, 0.75])

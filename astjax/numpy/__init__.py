@@ -28,7 +28,8 @@ from ._composites import (  # noqa: E402,F401
     trapezoid, tril, triu)
 from ._composites2 import (  # noqa: E402,F401
     average, convolve, corrcoef, correlate, cov, cumulative_prod, cumulative_sum, interp, median,
-    nancumprod, nancumsum, pad, percentile, ptp, quantile, searchsorted)
+    nancumprod, nancumsum, nanmedian, nanpercentile, nanquantile, pad, percentile, ptp, quantile,
+    searchsorted)
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),

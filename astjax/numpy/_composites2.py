@@ -148,24 +148,40 @@ def _span(start, stop):
     return tuple(range(start, stop))
 
 
-def _quantile(a, q, axis, method, keepdims, fn):
+def _gather_last(s, i):
+    """``s[..., i]`` where ``i`` has the shape of ``s`` less its last axis, then ``q``'s
+    (through take_along_axis on ``i`` flattened over ``q``'s axes)."""
+    flat = jnp.reshape(i, s.shape[:-1] + (-1,))
+    return jnp.reshape(jnp.take_along_axis(s, flat, axis=-1), i.shape)
+
+
+def _quantile(a, q, axis, method, keepdims, fn, skip_nan=False):
     a = _inexact(a)
     q = jnp.asarray(q).astype(a.dtype)
     ax = _quantile_axis(axis, a.ndim, method, fn)
     ndim = a.ndim
     if ax is None:
-        s = jnp.sort(jnp.ravel(a))
-        has_nan = jnp.any(jnp.isnan(a))
+        s = jnp.sort(jnp.ravel(a))  # NaNs last
     else:
         s = jnp.sort(jnp.moveaxis(a, ax, -1), axis=-1)
-        has_nan = jnp.any(jnp.isnan(a), axis=ax)
-    n = s.shape[-1]
+    nan = jnp.isnan(s)
+    if skip_nan:  # the ranks run over the values that are not NaN, one count per slice
+        count = jnp.sum(jnp.logical_not(nan), axis=-1)
+        n = jnp.reshape(count, count.shape + _keep_shape(q.ndim)).astype(a.dtype)
+        has_nan = count == 0
+    else:
+        n = s.shape[-1]
+        has_nan = jnp.any(nan, axis=-1)
     pos = q * (n - 1)
     low = jnp.clip(jnp.floor(pos), 0, n - 1)
     high = jnp.clip(jnp.ceil(pos), 0, n - 1)
     hw = pos - low
-    lv = s[..., low.astype(np.int32)]  # shape: the other axes, then q's
-    hv = s[..., high.astype(np.int32)]
+    if skip_nan:
+        lv = _gather_last(s, low.astype(np.int32))
+        hv = _gather_last(s, high.astype(np.int32))
+    else:
+        lv = s[..., low.astype(np.int32)]  # shape: the other axes, then q's
+        hv = s[..., high.astype(np.int32)]
     if method == "linear":
         out = lv * (1 - hw) + hv * hw
     elif method == "lower":
@@ -203,6 +219,23 @@ def percentile(a, q, axis=None, method="linear", keepdims=False):
 def median(a, axis=None, keepdims=False):
     """The median of ``a`` along ``axis`` (one int or None)."""
     return _quantile(a, 0.5, axis, "midpoint", keepdims, "median")
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+    """As ``quantile`` over the values that are not NaN (NaN where all are)."""
+    return _quantile(a, q, axis, method, keepdims, "nanquantile", True)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+    """As ``percentile`` over the values that are not NaN (NaN where all are)."""
+    a = _inexact(a)
+    q = jnp.asarray(q).astype(a.dtype) / 100
+    return _quantile(a, q, axis, method, keepdims, "nanpercentile", True)
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    """As ``median`` over the values that are not NaN (NaN where all are)."""
+    return _quantile(a, 0.5, axis, "midpoint", keepdims, "nanmedian", True)
 
 
 # ---- searching, interpolation ---------------------------------------------------------
@@ -394,5 +427,6 @@ def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
     return out
 
 
-__all__ = ["cumulative_prod", "cumulative_sum", "nancumprod", "nancumsum", "average", "convolve", "corrcoef", "correlate", "cov", "interp", "median", "pad",
+__all__ = ["cumulative_prod", "cumulative_sum", "nancumprod", "nancumsum", "nanmedian",
+           "nanpercentile", "nanquantile", "average", "convolve", "corrcoef", "correlate", "cov", "interp", "median", "pad",
            "percentile", "ptp", "quantile", "searchsorted"]
