@@ -1,4 +1,5 @@
 """User-facing errors. Every error raised at the user names their file and line."""
+import functools
 import os
 
 
@@ -69,11 +70,16 @@ class ShapeError(TypeError):
     """Raised by an op's shape/dtype rule; the caller adds the user's location."""
 
 
+@functools.lru_cache(maxsize=None)
+def package_dir():
+    """astjax's own directory, with a trailing separator."""
+    import astjax
+    return os.path.dirname(os.path.abspath(astjax.__file__)) + os.sep
+
+
 def in_astjax(filename):
     """Whether ``filename`` is one of astjax's own source files (not the user's)."""
-    import astjax
-    package = os.path.dirname(os.path.abspath(astjax.__file__)) + os.sep
-    return isinstance(filename, str) and os.path.abspath(filename).startswith(package)
+    return isinstance(filename, str) and os.path.abspath(filename).startswith(package_dir())
 
 
 def at_user_line(e, located):

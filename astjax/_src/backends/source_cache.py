@@ -37,7 +37,7 @@ import types as pytypes
 
 import numpy as np
 
-from ..errors import in_astjax
+from ..errors import in_astjax, package_dir
 
 FORMAT = 2
 _MAGIC = b"ASTJAXGEN1\n"
@@ -64,26 +64,13 @@ def enabled():
 
 # --- where things are -------------------------------------------------------------------------
 
-_PACKAGE_DIR = [None]
-
-
-def _package_dir():
-    if _PACKAGE_DIR[0] is None:
-        import astjax
-        _PACKAGE_DIR[0] = os.path.dirname(os.path.abspath(astjax.__file__)) + os.sep
-    return _PACKAGE_DIR[0]
-
-
-_internal_file = in_astjax
-
-
 _CODE_HASH = [None]
 
 
 def code_hash():
     """A content hash of every astjax ``*.py`` file, computed once per process (~5 ms)."""
     if _CODE_HASH[0] is None:
-        root = _package_dir()
+        root = package_dir()
         h = hashlib.sha256()
         for d, dirs, files in os.walk(root):
             dirs.sort()
@@ -320,7 +307,7 @@ class Fingerprinter:
             raise Uncacheable(f"function {fn.__qualname__} reached no known way")
         self.refs.setdefault(id(fn), ref)
         code = fn.__code__
-        if not _internal_file(code.co_filename):
+        if not in_astjax(code.co_filename):
             self.files.setdefault(("lines", code.co_filename), self.refs[id(fn)])
         # the positions tell lambdas on one line apart, as frontend/parse.py does
         if not hasattr(code, "co_positions"):
@@ -563,7 +550,7 @@ class SourceCache:
             if not isinstance(owner, pytypes.FunctionType):
                 raise Uncacheable(f"names resolved in {owner!r}")
             ref = self.fpr.ref_of(owner)
-            if ref is None and not _internal_file(owner.__code__.co_filename):
+            if ref is None and not in_astjax(owner.__code__.co_filename):
                 raise Uncacheable(f"function {owner.__qualname__} reached no known way")
             seen_base = _base_value(parsed, base)
             try:
@@ -602,7 +589,7 @@ class SourceCache:
             fn = spec.fn
             while isinstance(fn, SyntheticFunction):
                 fn = fn.origin.fn
-            if _internal_file(spec.parsed.filename):
+            if in_astjax(spec.parsed.filename):
                 continue
             ref = self.fpr.ref_of(fn)
             if ref is None:

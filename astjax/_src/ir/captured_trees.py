@@ -14,12 +14,12 @@ to helpers, differentiating and batching around it). Leaves that are not arrays 
 a Python number, a function) stay constants, as in JAX's closure.
 """
 import gast
-import numpy as np
 
 from .. import tree_util
 from ..errors import UserCodeError
 from ..frontend.naming import Names, assign, const, copy_loc, load
 from . import anno, trees
+from .infer import is_array_value
 
 
 def hoist_captured_trees(anf, parsed, program):
@@ -28,7 +28,7 @@ def hoist_captured_trees(anf, parsed, program):
     stores, reads = set(), []
     _scan(anf, stores, reads)  # (one walk: this runs for every generated function too)
     local = stores | {a.id for a in anf.args.args + anf.args.kwonlyargs}
-    chains = {_chain(n) for n in reads if _root(n).id not in local}
+    chains = {_chain(n) for _, _, _, n in reads if _root(n).id not in local}
     if not any(_is_tree_of_arrays(_resolve(program, parsed, _load_chain(c), record=False))
                for c in chains):
         return anf
@@ -37,64 +37,47 @@ def hoist_captured_trees(anf, parsed, program):
     names.used |= set(parsed.freevars) | set(parsed.fn.__globals__)
     by_value, preamble = {}, []
 
-    def replacement(node):
+    reads = []
+    _scan(anf, set(), reads)  # the copy's nodes
+    for parent, field, k, node in reads:
+        if _root(node).id in local:
+            continue
         value = _resolve(program, parsed, node)
         if not _is_tree_of_arrays(value):
-            return None
+            continue
         name = by_value.get(id(value))
         if name is None:
-            name = node.id if isinstance(node, gast.Name) else _fresh(names, _hint(node))
+            name = node.id if isinstance(node, gast.Name) else _fresh(names, "_".join(
+                _chain(node)))
             by_value[id(value)] = name
             statements = []
             _build(name, value, program, names, statements)
             preamble.extend(copy_loc(s, node) for s in statements)
-        return copy_loc(load(name), node)
-
-    _replace_reads(anf, local, replacement)
+        new = copy_loc(load(name), node)
+        if k is None:
+            setattr(parent, field, new)
+        else:
+            getattr(parent, field)[k] = new
     anf.body[:0] = preamble
     return anf
 
 
-def _replace_reads(node, local, replacement):
-    """Calls ``replacement`` on each read of a name from outside (or an attribute chain on
-    one, whole); a node it returns takes the read's place."""
-    for field, child in gast.iter_fields(node):
-        if isinstance(child, list):
-            for k, c in enumerate(child):
-                new = _visit(c, local, replacement)
-                if new is not None:
-                    child[k] = new
-        elif isinstance(child, gast.AST):
-            new = _visit(child, local, replacement)
-            if new is not None:
-                setattr(node, field, new)
-
-
-def _visit(node, local, replacement):
-    if not isinstance(node, gast.AST):
-        return None
-    if isinstance(node, (gast.Name, gast.Attribute)) and isinstance(node.ctx, gast.Load):
-        root = node
-        while isinstance(root, gast.Attribute):
-            root = root.value
-        if isinstance(root, gast.Name) and root.id not in local:
-            return replacement(node)
-    _replace_reads(node, local, replacement)
-    return None
-
-
 def _scan(node, stores, reads):
-    """Names ``node`` stores, and its reads of names or whole attribute chains."""
+    """Names ``node`` stores, and its reads of names or whole attribute chains, each as
+    ``(parent, field, index in the field's list or None, node)``."""
     for field in node._fields:
         child = getattr(node, field, None)
-        for c in (child if isinstance(child, list) else (child,)):
+        for k, c in (enumerate(child) if isinstance(child, list) else ((None, child),)):
             if not isinstance(c, gast.AST):
                 continue
             if isinstance(c, gast.Name):
-                (reads.append(c) if isinstance(c.ctx, gast.Load) else stores.add(c.id))
+                if isinstance(c.ctx, gast.Load):
+                    reads.append((node, field, k, c))
+                else:
+                    stores.add(c.id)
             elif isinstance(c, gast.Attribute) and isinstance(c.ctx, gast.Load) and \
                     isinstance(_root(c), gast.Name):
-                reads.append(c)
+                reads.append((node, field, k, c))
             else:
                 _scan(c, stores, reads)
 
@@ -127,19 +110,15 @@ def _resolve(program, parsed, node, record=True):
         return None
 
 
-def _is_array(value):
-    return isinstance(value, np.ndarray) or type(value).__name__ == "Array"
-
-
 def _is_tree_of_arrays(value):
     """A pytree container (not a leaf) with an array among its leaves."""
-    if _is_array(value) or isinstance(value, type):
+    if is_array_value(value) or isinstance(value, type):
         return False
     node = tree_util.flatten_one_level(value)
     if node is None or type(value) is dict and not all(
             type(k) in (str, int) for k in value):  # keys a display can write
         return False
-    return any(_is_array(c) or _is_tree_of_arrays(c) for c in node[0])
+    return any(is_array_value(c) or _is_tree_of_arrays(c) for c in node[0])
 
 
 def _build(name, value, program, names, statements):
@@ -163,22 +142,14 @@ def _build(name, value, program, names, statements):
     elif node_type is dict:
         display = gast.Dict(keys=[const(k) for k in keys], values=parts)
     else:  # a namedtuple class, or a builder of a registered class (OrderedDict, ...)
-        t = trees.TreeBuilder(node_type, aux)
-        ref = _fresh(names, f"make_{node_type.__name__}")
         if trees.is_namedtuple_class(node_type) and aux is node_type:
-            ref = _fresh(names, node_type.__name__)
-            t = node_type
-        program.hoisted[ref] = t
+            make, hint = node_type, node_type.__name__
+        else:
+            make, hint = trees.TreeBuilder(node_type, aux), f"make_{node_type.__name__}"
+        ref = _fresh(names, hint)
+        program.hoisted[ref] = make
         display = gast.Call(func=load(ref), args=parts, keywords=[])
     statements.append(assign(name, display))
-
-
-def _hint(node):
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return "_".join([node.id] + parts[::-1])
 
 
 def _fresh(names, hint):

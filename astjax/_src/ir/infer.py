@@ -298,7 +298,7 @@ class FunctionTyper:
     def outside(self, node):
         """The type of a name defined outside the function (global, closure, builtin)."""
         value = self.module.resolve(self.parsed, node)
-        if _is_array(value):
+        if is_array_value(value):
             return self.module.capture(self.parsed, node, value)
         return Static(value)
 
@@ -467,7 +467,7 @@ class FunctionTyper:
                 value = getattr(t.value, attr)
             except AttributeError as e:
                 raise self.error(node, str(e)) from None
-            if _is_array(value):  # obj.w of a constant obj (a bound method's self)
+            if is_array_value(value):  # obj.w of a constant obj (a bound method's self)
                 return self.module.capture(self.parsed, node, value)
             anno.set_(node, "folded", value)
             return Static(value)
@@ -537,7 +537,7 @@ class FunctionTyper:
         loop is unrolled (ir/unroll.py), as JAX's tracing unrolls it."""
         from .unroll import Unroll, trips_if_unrollable
         if isinstance(t, Static):
-            if not isinstance(t.value, (list, tuple)) or any(_is_array(v) for v in t.value):
+            if not isinstance(t.value, (list, tuple)) or any(is_array_value(v) for v in t.value):
                 return
         else:
             try:
@@ -901,7 +901,8 @@ class FunctionTyper:
         return spec.return_type
 
 
-def _is_array(value):
+def is_array_value(value):
+    """A NumPy array or an astjax Array (not a scalar)."""
     return isinstance(value, np.ndarray) or type(value).__name__ == "Array"
 
 
