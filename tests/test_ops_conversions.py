@@ -354,3 +354,30 @@ def test_scalar_types_are_dtypes_and_make_arrays_as_in_jax():
     assert jnp.zeros(2, jnp.uint8).dtype == np.uint8 and jnp.ones(2).dtype == jnp.float32
     assert isinstance(np.float32(1.0), jnp.float32) and not isinstance(1.0, jnp.float32)
     assert jnp.issubdtype(jnp.int32, jnp.integer) and jnp.finfo(jnp.float32).bits == 32
+
+
+def _scalar_types_of_lists(x, k):
+    return (x * np.float32([1.0, 2.0, 3.0]), jnp.int32([[1, 2], [3, 4]]) + k,
+            np.uint8((k, 2.5)))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_scalar_types_called_on_a_list_make_an_array(backend):
+    """``np.float32([1.0, 2.0])`` in compiled code is the array, as ``jnp.asarray(..,
+    dtype)`` (it was a constant tuple that astype refused)."""
+    before = astjax.config.astjax_jit_backend
+    astjax.config.update("astjax_jit_backend", backend)
+    try:
+        jitted = astjax.jit(_scalar_types_of_lists)
+        scaled, ints, small = jitted(np.float32([0.5, 1.0, 1.5]), np.int32(1))
+        (compiled,) = jitted.cache.values()
+        assert compiled.backend == backend, compiled.fallback_reason
+    finally:
+        astjax.config.update("astjax_jit_backend", before)
+    np.testing.assert_array_equal(scaled, np.float32([0.5, 2.0, 4.5]))
+    np.testing.assert_array_equal(ints, [[2, 3], [4, 5]])
+    np.testing.assert_array_equal(small, [1, 2])
+    assert (scaled.dtype, ints.dtype, small.dtype) == (np.float32, np.int32, np.uint8)
+    assert not scaled.weak_type and not ints.weak_type
+    grad = astjax.grad(lambda x: jnp.sum(np.float32([x, 2.0]) * x))(1.5)
+    assert float(grad) == 5.0

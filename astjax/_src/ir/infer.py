@@ -651,6 +651,12 @@ class FunctionTyper:
         if isinstance(target, type) and issubclass(target, np.generic) or \
                 isinstance(target, (np.dtype, ScalarType)):  # np.int32(x), jnp.int32(x)
             dtype = gast.Constant(value=str(np.dtype(target)), kind=None)
+            if len(args) == 1 and (isinstance(args[0], (SequenceType, ListType)) or isinstance(
+                    args[0], Static) and isinstance(args[0].value, (tuple, list))):
+                # np.float32([1.0, 2.0]): an array of that dtype, as jnp.asarray(.., dtype)
+                anno.set_(dtype, "type", Static(np.dtype(target)))
+                return self.op_call(node, REGISTRY["asarray"], args, {"dtype": Static(
+                    np.dtype(target))}, list(node.args), {"dtype": dtype})
             return self.op_call(node, REGISTRY["astype"], args + [Static(np.dtype(target))], {},
                                 list(node.args) + [dtype], {})
         if hasattr(target, "function_for") and not isinstance(target, type):
