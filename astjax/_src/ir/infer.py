@@ -664,6 +664,8 @@ class FunctionTyper:
             return self.user_call(node, target, args, kwargs)
         callee = function_for_object(target) or getattr(target, "__astjax_wrapped__", None) \
             or target  # np.sort -> jnp.sort
+        if callee is not target and hasattr(callee, "function_for"):  # np.result_type
+            return self.user_call(node, callee, args, kwargs)
         if isinstance(callee, (pytypes.FunctionType, SyntheticFunction, PositionalView)):
             return self.user_call(node, callee, args, kwargs)
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):

@@ -174,6 +174,9 @@ isinf = elementwise("isinf", np.isinf, out_dtype=np.bool_, differentiable=False,
                     aliases=(np.isinf, math.isinf))
 isfinite = elementwise("isfinite", np.isfinite, out_dtype=np.bool_, differentiable=False,
                        aliases=(np.isfinite, math.isfinite))
+# an op, not a composite: a NaN's sign bit (0. / 0. is -nan on x86) shows in no comparison
+signbit = elementwise("signbit", np.signbit, out_dtype=np.bool_, differentiable=False,
+                      dtype_check=_no_complex, aliases=(np.signbit,))
 
 # --- math functions (computed in floating point: ints promote to the default float) ----------
 _UNARY_MATH = [

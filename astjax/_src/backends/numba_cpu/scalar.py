@@ -19,7 +19,7 @@ _FLOAT_EXACT = {"add", "subtract", "multiply", "true_divide", "negative", "posit
 _NUMPY_UNARY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "sin",
                 "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
                 "arccosh", "arctanh", "floor", "ceil", "trunc", "rint", "sign", "isnan",
-                "isinf", "isfinite", "conjugate"}
+                "isinf", "isfinite", "signbit", "conjugate"}
 # vectorizable float32/float64 kernels (backends/mathlib.py); libm calls stop LLVM's SIMD
 _MATHLIB = {"exp", "log", "log1p", "expm1", "tanh", "sin", "cos"}
 _INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "floor_divide": "//",
