@@ -18,7 +18,7 @@ from ._src.ad.custom import custom_jvp, custom_vjp
 from ._src.batching.api import vmap
 from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
 from . import ad_checkpoint, checkpoint_policies  # noqa: F401
-from . import profiler, random  # noqa: F401
+from . import debug, profiler, random  # noqa: F401
 
 jacobian = jacrev  # JAX's alias (its "Thinking in JAX" calls jax.jacobian)
 

@@ -332,7 +332,8 @@ def test_op_under_vmap(k, in_axes):
 
 
 def test_every_op_has_a_sample():
-    tested = {name for name, _, _ in SAMPLES} | NO_OPERANDS
+    # debug_callback has no result to compare: tests/test_debug_print.py batches it
+    tested = {name for name, _, _ in SAMPLES} | NO_OPERANDS | {"debug_callback"}
     missing = sorted(set(REGISTRY) - tested)
     assert not missing, f"ops without a vmap test sample: {missing}"
 

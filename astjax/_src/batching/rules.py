@@ -29,7 +29,7 @@ from ..ops.indexing import _classify
 from ..ops.linalg import _tensordot_axes, _transpose_axes
 from ..ops.reductions import _axes
 from ..ops.shape import normalize_axes, normalize_axis, plain
-from .batched import any_, full, is_array_like, unwrap
+from .batched import any_, full, is_array_like, norm, unwrap
 from .transform import NoRule, Unsafe, Val, literal
 
 RULES = {}
@@ -139,6 +139,18 @@ def _kid(t, k):
 
 def _sub(b, k):
     return b if isinstance(b, bool) else b[k]
+
+
+# --- side effects ------------------------------------------------------------------------------
+
+@rule("debug_callback")
+def debug_callback(bx, op, vals, params, t):
+    """The callback runs once per example (ops/effects.py): which leaves carry this vmap's
+    axis goes in front of the ``batched`` of the vmaps inside it."""
+    level = tuple(norm(v.t, v.b) for v in vals["args"])
+    inner = params["batched"].value if "batched" in params else ()
+    params = {"callback": params["callback"].text, "batched": _lit((level,) + inner)}
+    return bx.call("debug_callback", {"args": [v.text for v in vals["args"]]}, params), False
 
 
 # --- reductions and other axis ops ------------------------------------------------------------

@@ -1034,8 +1034,15 @@ class Batcher:
                 self.ty[lst] = ListType(unwrap(item.t))  # what the rules joining it read
             return
         if self.node_batched(call):
-            if anno.get(call, "op") is not None:
-                return  # an op's result nobody reads: ops have no effects
+            op = anno.get(call, "op")
+            if op is not None and op.rules.get("effect"):  # debug_callback: per example
+                self.emit(self.op_statement(s, op, call, anno.get(call, "type"))[0])
+            if op is not None:
+                return  # an op's result nobody reads: other ops have no effects
+            if anno.get(call, "callee") is not None:  # for its effects (a debug.print)
+                self.emit(self.call_statement(call, anno.get(call, "callee"),
+                                              anno.get(call, "type"))[0])
+                return
             from ..errors import UserNotImplementedError
             raise self.spec.parsed.error(s, "vmap of a call whose result is discarded, on "
                                          "batched values, is not supported yet",

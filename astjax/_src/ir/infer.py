@@ -110,6 +110,10 @@ class FunctionTyper:
     def statement(self, s, env):
         if isinstance(s, gast.Assign):
             t = self.rhs(s.value, env)
+            if anno.get(s.value, "op") is not None and anno.get(s.value, "op").rules.get(
+                    "effect"):  # (passes keep expression statements, not unread values)
+                raise self.error(s, "debug.print(), debug.callback() and print() return "
+                                 "None in compiled code: call them as statements")
             anno.set_(s.value, "type", t)
             name = s.targets[0].id
             env[name] = t
@@ -1083,8 +1087,8 @@ def _range_outside_for(self, node, args, kwargs):
 
 
 def _print(self, node, args, kwargs):
-    raise self.error(node, "print() inside a transformed function is not supported yet; "
-                     "return the value and print it outside")
+    from ..debugging import lower_call  # prints the run-time values, as debug.print
+    return lower_call(self, node, builtins.print, args, kwargs)
 
 
 _BUILTINS = {

@@ -217,6 +217,11 @@ class NumbaEmitter(PythonEmitter):
         if tape is not None:
             first = self.line(tape[0], depth, s)
             return [first] + [_INDENT * depth + text for text in tape[1:]]
+        effect = anno.get(s.value, "op").rules.get("numba_statement") \
+            if isinstance(s, gast.Expr) and anno.get(s.value, "op") is not None else None
+        if effect is not None:  # debug_callback: Python, in object mode
+            first, *rest = effect(self, s.value)
+            return [self.line(first, depth, s)] + [_INDENT * depth + text for text in rest]
         if isinstance(s, gast.Assign) and anno.get(s.value, "op") is not None \
                 and not anno.has(s.value, "folded"):
             target = s.targets[0]

@@ -1,0 +1,210 @@
+"""astjax.debug.print, astjax.debug.callback and print in compiled code: run-time values,
+each time the code runs, under jit (both backends), vmap, grad and jvp.
+
+Expected output strings are JAX 0.10.2's for the same programs (jax.debug.print) unless a
+comment says otherwise."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+from astjax._src.errors import UserCodeError
+from astjax._src.runtime.array import Array
+
+P = namedtuple("P", "w b")
+
+
+def _two_prints(x):
+    astjax.debug.print("x is {}", x)
+    astjax.debug.print("x={x} y={y}", x=x, y=2 * x)
+    return jnp.sin(x).sum()
+
+
+def _out(capsys):
+    return capsys.readouterr().out.splitlines()
+
+
+def test_eager(capsys):
+    _two_prints(jnp.arange(3.0))
+    seen = []
+    astjax.debug.callback(lambda *a, **k: seen.append((a, k)), 1, k=2)
+    assert _out(capsys) == ["x is [0. 1. 2.]", "x=[0. 1. 2.] y=[0. 2. 4.]"]
+    assert seen == [((1,), {"k": 2})]
+
+
+def test_jit_prints_the_values_of_each_call(capsys):
+    f = astjax.jit(_two_prints)
+    f(jnp.arange(3.0))
+    f(jnp.arange(2.0) + 5)
+    assert _out(capsys) == ["x is [0. 1. 2.]", "x=[0. 1. 2.] y=[0. 2. 4.]",
+                            "x is [5. 6.]", "x=[5. 6.] y=[10. 12.]"]
+
+
+def _unused(x):
+    y = x * 3  # read only by the print: still computed and printed
+    astjax.debug.print("y {}", y)
+    return x
+
+
+def _formats(x, n):
+    astjax.debug.print("{:.2f} {x!r} {} {n}", x[0], 5, x=x, n=n)
+    return x
+
+
+def _pytree(d, p):
+    astjax.debug.print("d {} {a}", d, a=(d["a"], 1.5))
+    astjax.debug.print("{}", p)
+    return d["a"]
+
+
+def test_jit_values_formats_and_pytrees(capsys):
+    astjax.jit(_unused)(np.float32(2))
+    astjax.jit(_formats)(jnp.arange(3.0), 4)
+    astjax.jit(_pytree)({"a": jnp.ones(2), "b": 3}, P(jnp.ones(1), np.float32(3)))
+    assert _out(capsys) == [
+        "y 6.0",
+        "0.00 Array([0., 1., 2.], dtype=float32) 5 4",
+        # JAX prints the constant 1.5 as Array(1.5, dtype=float32, weak_type=True):
+        # astjax passes constants as they are
+        "d {'a': Array([1., 1.], dtype=float32), 'b': Array(3, dtype=int32)} "
+        "(Array([1., 1.], dtype=float32), 1.5)",
+        "P(w=Array([1.], dtype=float32), b=Array(3., dtype=float32))"]
+
+
+def _show(*args, **kwargs):
+    print("cb", [(type(a).__name__, np.asarray(a).tolist()) for a in args],
+          {k: np.asarray(v).tolist() for k, v in kwargs.items()})
+
+
+def _calls_back(x):
+    astjax.debug.callback(_show, x, y=x + 1)
+    return x
+
+
+def test_callback_gets_arrays(capsys):
+    astjax.jit(_calls_back)(jnp.ones(2))
+    astjax.vmap(_calls_back)(jnp.arange(4.0).reshape(2, 2))
+    assert _out(capsys) == ["cb [('Array', [1.0, 1.0])] {'y': [2.0, 2.0]}",
+                            "cb [('Array', [0.0, 1.0])] {'y': [1.0, 2.0]}",
+                            "cb [('Array', [2.0, 3.0])] {'y': [3.0, 4.0]}"]
+
+
+def test_vmap_prints_each_example(capsys):
+    xs = jnp.arange(6.0).reshape(2, 3)
+    astjax.vmap(_two_prints)(xs)
+    assert _out(capsys) == ["x is [0. 1. 2.]", "x is [3. 4. 5.]",
+                            "x=[0. 1. 2.] y=[0. 2. 4.]", "x=[3. 4. 5.] y=[ 6.  8. 10.]"]
+    astjax.vmap(_two_prints, in_axes=1)(xs[:, :2])
+    assert _out(capsys) == ["x is [0. 3.]", "x is [1. 4.]",
+                            "x=[0. 3.] y=[0. 6.]", "x=[1. 4.] y=[2. 8.]"]
+
+
+def _pair(x, y):
+    astjax.debug.print("{} {}", x, y)
+    return x
+
+
+def _helper_prints(x, y):
+    _pair(x, y)  # a call whose result is discarded, for its print
+    return x
+
+
+def test_vmap_unbatched_and_nested(capsys):
+    astjax.vmap(_pair, in_axes=(0, None))(jnp.arange(2.0), jnp.ones(3))
+    assert _out(capsys) == ["0.0 [1. 1. 1.]", "1.0 [1. 1. 1.]"]
+    astjax.vmap(_pair, in_axes=(None, 0))(7.0, jnp.arange(2.0))  # y batched
+    assert _out(capsys) == ["7.0 0.0", "7.0 1.0"]
+    astjax.vmap(lambda x, y: _pair(y, y) * 0 + x, in_axes=(0, None))(jnp.arange(3.0), 7.0)
+    assert _out(capsys) == ["7.0 7.0"]  # nothing batched: once, as in JAX
+    # nested: the inner vmap's index varies slowest, as in JAX
+    xs = jnp.arange(4.0).reshape(2, 2)
+    astjax.vmap(astjax.vmap(_helper_prints))(xs, xs + 10)
+    assert _out(capsys) == ["0.0 10.0", "2.0 12.0", "1.0 11.0", "3.0 13.0"]
+    astjax.vmap(astjax.vmap(_pair, in_axes=(0, None)), in_axes=(None, 0))(
+        jnp.arange(2.0), jnp.arange(2.0) + 10)
+    assert _out(capsys) == ["0.0 10.0", "0.0 11.0", "1.0 10.0", "1.0 11.0"]
+
+
+def _cube_printing(x):
+    astjax.debug.print("v {}", x)
+    return (x * 2) ** 3
+
+
+def test_grad_and_jvp_print_primal_values_once(capsys):
+    g = astjax.grad(lambda x: _cube_printing(x).sum())(jnp.arange(2.0))
+    np.testing.assert_allclose(g, 24 * np.arange(2.0) ** 2)
+    assert _out(capsys) == ["v [0. 1.]"]
+    assert astjax.grad(astjax.grad(_cube_printing))(2.0) == 96.0
+    assert _out(capsys) == ["v 2.0"]
+    assert astjax.jit(astjax.grad(_cube_printing))(2.0) == 96.0
+    assert _out(capsys) == ["v 2.0"]
+    y, t = astjax.jvp(_cube_printing, (2.0,), (1.0,))
+    assert (y, t) == (64.0, 96.0)
+    assert _out(capsys) == ["v 2.0"]
+    np.testing.assert_allclose(astjax.jacfwd(_cube_printing)(jnp.arange(2.0)),
+                               np.diag(24 * np.arange(2.0) ** 2))
+    assert _out(capsys) == ["v [0. 1.]"]
+
+
+def _loops(x, d):
+    for i in range(2):
+        x = x * 2
+        print("i", i, "x", x, sep=" ", end="!\n")
+    while x < 10:
+        x = x + 3
+        print(x)
+
+    def body(i, c):
+        astjax.debug.print("body {} {}", i, c)
+        return c + 1
+    astjax.debug.print("{} {}", d, P(x, d["b"]))  # (the Numba backend holds tuples)
+    astjax.debug.callback(_show, d["a"], y=x)
+    return lax.fori_loop(0, 2, body, x)
+
+
+_LOOPS_OUT = ["i 0 x 2.0!", "i 1 x 4.0!", "7.0", "10.0",
+              "{'a': Array([1., 1.], dtype=float32), 'b': Array(3, dtype=int32)} "
+              "P(w=Array(10., dtype=float32), b=Array(3, dtype=int32))",
+              "cb [('Array', [1.0, 1.0])] {'y': 10.0}",
+              "body 0 10.0", "body 1 11.0"]
+_D = {"a": np.ones(2, np.float32), "b": 3}
+
+
+def test_print_in_loops(capsys):
+    assert astjax.jit(_loops)(1.0, _D) == 12.0
+    assert _out(capsys) == _LOOPS_OUT
+
+
+def _nested_def(x):
+    astjax.debug.callback(lambda v: print(v), x)
+    return x
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda x: astjax.debug.print("{}", x) or x, "call them as statements"),
+    (lambda x: _pair(astjax.debug.print("{} {}", x), x), "reads positional argument 1"),
+    (lambda x: _pair(astjax.debug.print("{y}", x), x), "reads 'y'"),
+    (lambda x: _pair(astjax.debug.print(x), x), "format string must be a constant"),
+    (lambda x: _pair(print(x, end=x), x), "end must be a constant"),
+])
+def test_errors_name_the_line(fn, message):
+    with pytest.raises(UserCodeError, match=message) as e:
+        astjax.jit(fn)(1.0)
+    assert e.value.filename == __file__
+
+
+def test_a_callback_defined_inside_is_refused():
+    with pytest.raises(UserCodeError, match="defined outside the compiled function") as e:
+        astjax.jit(_nested_def)(1.0)
+    assert (e.value.filename, e.value.lineno) == (__file__, _nested_def.__code__.co_firstlineno + 1)
+
+
+def test_numba(numba_backend, capsys):
+    jitted = astjax.jit(_loops)
+    assert jitted(1.0, _D) == 12.0
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert _out(capsys) == _LOOPS_OUT
