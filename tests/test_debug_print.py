@@ -178,13 +178,23 @@ def test_print_in_loops(capsys):
     assert _out(capsys) == _LOOPS_OUT
 
 
+def _uses_the_value(x):
+    y = astjax.debug.print("y {}", x)
+    return (print("p", x, y), x * 2)[1]
+
+
+def test_a_print_whose_value_is_used(capsys):
+    assert astjax.jit(_uses_the_value)(1.0) == 2.0
+    assert astjax.grad(_uses_the_value)(3.0) == 2.0
+    assert _out(capsys) == ["y 1.0", "p 1.0 None", "y 3.0", "p 3.0 None"]
+
+
 def _nested_def(x):
     astjax.debug.callback(lambda v: print(v), x)
     return x
 
 
 @pytest.mark.parametrize("fn, message", [
-    (lambda x: astjax.debug.print("{}", x) or x, "call them as statements"),
     (lambda x: _pair(astjax.debug.print("{} {}", x), x), "reads positional argument 1"),
     (lambda x: _pair(astjax.debug.print("{y}", x), x), "reads 'y'"),
     (lambda x: _pair(astjax.debug.print(x), x), "format string must be a constant"),

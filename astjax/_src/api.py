@@ -468,10 +468,20 @@ class Transformed:
         """Transforms called outside jit run generated NumPy code (no compile wait)."""
         return "python"
 
+    def _each_argument(self, ba):
+        """(name, value) per argument, those of ``*args`` one by one: the function generated
+        takes each (pipeline.VarargView)."""
+        for name, value in ba.arguments.items():
+            p = self.signature.parameters[name]
+            if p.kind is p.VAR_KEYWORD:
+                raise TypeError(f"{self.fun.__name__}(): astjax cannot compile **{name}")
+            yield from ((name, v) for v in value) if p.kind is p.VAR_POSITIONAL else \
+                [(name, value)]
+
     def compiled_for(self, args, kwargs):
         ba, defaulted = self.bind(args, kwargs)
         values, types_ = [], []
-        for name, value in ba.arguments.items():
+        for name, value in self._each_argument(ba):
             if name in defaulted:
                 types_.append(Static(value))  # keyed by identity if unhashable
             elif name in self.static:

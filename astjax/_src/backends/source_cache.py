@@ -536,6 +536,7 @@ class SourceCache:
     # --- store ----------------------------------------------------------------------------
     def store(self, program, source, spec_name, name, out_type, line_map):
         """Describe what generation read; write the entry. Raises Uncacheable."""
+        from ..frontend.pipeline import VarargView
         from ..frontend.synthetic import SyntheticFunction
         from ..ir.specialize import NUMPY_NAME
         self.fpr.restore(self._after_key)
@@ -587,6 +588,8 @@ class SourceCache:
         files = {}
         for spec in program.specs.values():
             fn = spec.fn
+            if isinstance(fn, VarargView):  # g(*xs) for k arguments: g's source
+                fn = fn.fn
             while isinstance(fn, SyntheticFunction):
                 fn = fn.origin.fn
             if in_astjax(spec.parsed.filename):

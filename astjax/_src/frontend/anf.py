@@ -14,6 +14,7 @@ the loop and again at the end of its body.
 import gast
 
 from ..errors import TypeCheckError, UnsupportedSyntaxError
+from .checks import assert_as_if, format_call, raise_calls
 from .naming import assign, const, copy_loc, load, store
 
 _AT_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "min", "max",
@@ -22,6 +23,7 @@ _AT_METHODS = {"set", "add", "subtract", "multiply", "mul", "divide", "power", "
 
 def local_names(fdef):
     names = {a.id for a in fdef.args.args + fdef.args.kwonlyargs + fdef.args.posonlyargs}
+    names |= {a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None}
     for n in gast.walk(fdef):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             names.add(n.id)
@@ -101,6 +103,14 @@ class ANF:
             return test_pre + [copy_loc(gast.While(test=load(cond), body=body, orelse=[]), s)]
         if isinstance(s, gast.Pass):
             return []
+        if isinstance(s, gast.Raise):
+            if s.exc is None:
+                raise self.parsed.error(s, "a bare `raise` (re-raising) cannot be compiled: "
+                                        "there is no `except` in transformed code",
+                                        UnsupportedSyntaxError)
+            return [x for c in raise_calls(s) for x in self.statement(c)]
+        if isinstance(s, gast.Assert):
+            return self.statement(assert_as_if(s))
         raise self.parsed.error(s, f"astjax cannot compile this statement "
                                 f"({type(s).__name__})", UnsupportedSyntaxError)
 
@@ -240,8 +250,7 @@ class ANF:
                                     "supported yet; define it at module level",
                                     UnsupportedSyntaxError)
         if isinstance(e, gast.JoinedStr):
-            raise self.parsed.error(e, "f-strings are not supported in transformed code",
-                                    UnsupportedSyntaxError)
+            return self.expr(format_call(e), pre, where)
         raise self.parsed.error(e, f"astjax cannot compile this expression "
                                 f"({type(e).__name__})", UnsupportedSyntaxError)
 
@@ -265,7 +274,9 @@ class ANF:
             func = f
         else:
             func = a(f)
-        args = [a(x) for x in e.args]
+        # f(*xs) keeps its Starred: typing knows xs's length (infer.starred_call)
+        args = [gast.Starred(value=a(x.value), ctx=gast.Load()) if isinstance(x, gast.Starred)
+                else a(x) for x in e.args]
         keywords = [gast.keyword(arg=k.arg, value=a(k.value)) for k in e.keywords]
         return copy_loc(gast.Call(func=func, args=args, keywords=keywords), where)
 

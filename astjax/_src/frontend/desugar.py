@@ -25,7 +25,7 @@ _UNSUPPORTED = {
     gast.AsyncFor: "async for", gast.AsyncFunctionDef: "async def", gast.Global: "global",
     gast.Nonlocal: "nonlocal", gast.Yield: "yield (generators)",
     gast.YieldFrom: "yield from (generators)", gast.Await: "await", gast.ClassDef: "class",
-    gast.Delete: "del", gast.Raise: "raise", gast.Import: "import", gast.ImportFrom: "import",
+    gast.Delete: "del", gast.Import: "import", gast.ImportFrom: "import",
     gast.SetComp: "set comprehensions",
     gast.Set: "set literals", gast.Match: "match", gast.NamedExpr: "the walrus operator :=",
 }
@@ -34,7 +34,6 @@ _SUGAR = {gast.Starred, gast.DictComp, gast.ListComp, gast.GeneratorExp, gast.La
           gast.FunctionDef}
 _HINTS = {
     "try/except": "move error handling outside the transformed function",
-    "raise": "check inputs before calling the transformed function",
     "global": "pass the value as an argument and return the new value",
 }
 
@@ -42,6 +41,8 @@ _HINTS = {
 def check_supported(parsed):
     starred_targets = {e for n in gast.walk(parsed.node) if isinstance(n, gast.Assign)
                        for t in n.targets for e in _starred_in(t)}
+    starred_targets |= {e for n in gast.walk(parsed.node) if isinstance(n, gast.Call)
+                        for e in n.args if isinstance(e, gast.Starred)}  # f(*xs)
     for node in gast.walk(parsed.node):
         if node is parsed.node:
             continue
@@ -53,9 +54,8 @@ def check_supported(parsed):
         if isinstance(node, gast.Starred) and node not in starred_targets:
             raise parsed.error(node, "astjax cannot compile starred expressions (*x); index "
                                "the sequence explicitly", UnsupportedSyntaxError)
-    args = parsed.node.args
-    if args.vararg or args.kwarg:
-        raise parsed.error(parsed.node, "astjax cannot compile *args/**kwargs parameters",
+    if parsed.node.args.kwarg:
+        raise parsed.error(parsed.node, "astjax cannot compile **kwargs parameters",
                            UnsupportedSyntaxError)
 
 
@@ -465,7 +465,7 @@ def _always_returns(stmts):
     if not stmts:
         return False
     last = stmts[-1]
-    if isinstance(last, gast.Return):
+    if isinstance(last, (gast.Return, gast.Raise)):  # (a raise never falls off the end)
         return True
     if isinstance(last, gast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)
@@ -625,7 +625,7 @@ def _check_liftable(parsed, n):
     a = n.args
     what = "nested def" if isinstance(n, gast.FunctionDef) else "lambda"
     problem = ("decorators" if getattr(n, "decorator_list", None) else
-               "*args/**kwargs" if a.vararg or a.kwarg else
+               "**kwargs" if a.kwarg else
                "default values" if a.defaults or any(d is not None for d in a.kw_defaults) else
                "keyword-only parameters" if a.kwonlyargs else None)
     if problem:
@@ -636,6 +636,8 @@ def _check_liftable(parsed, n):
 def _lifted_def(n, name, captured):
     """``def name(closure, params...)``: the captured variables are read from the closure."""
     params, body = _function_parts(n)
+    vararg = n.args.vararg
+    params = params[:-1] if vararg is not None else params  # (*args stays *args)
     if isinstance(n, gast.Lambda):
         body = [copy_loc(gast.Return(value=n.body), n.body)]
     body = copy.deepcopy(body)
@@ -647,4 +649,5 @@ def _lifted_def(n, name, captured):
             item = gast.Subscript(value=load(cl), slice=const(k), ctx=gast.Load())
             pre.append(assign(c, item, n))
     fdef = function_def(name, params, pre + body)
+    fdef.args.vararg = copy.deepcopy(vararg)
     return gast.copy_location(fdef, n)

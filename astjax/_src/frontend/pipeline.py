@@ -4,11 +4,12 @@ import os
 import sys
 from types import FunctionType
 
+import gast
 
 from ..ir import anno
 from .anf import ANF, local_names
 from .desugar import Desugar, check_supported
-from .naming import Names
+from .naming import Names, assign, copy_loc, load
 from .parse import ParsedFunction, parse_function
 from .synthetic import SyntheticFunction, from_source
 
@@ -71,6 +72,67 @@ def positional_view(fn):
     return view
 
 
+class VarargView:
+    """A function with ``*xs`` as generated code calls it with ``k`` arguments in their
+    place: each is a parameter of its own (``xs_0``, ...), and its ANF starts with
+    ``xs = (xs_0, ...)``, so ``len(xs)`` is static (as in JAX). Other parameters are taken
+    positionally, as in ``PositionalView``."""
+
+    def __init__(self, fn, k):
+        self.fn, self.k = fn, k
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__module__ = getattr(fn, "__module__", None)
+        self.__globals__ = fn.__globals__
+        names = Names(to_anf(fn)[1])
+        params, self.items = [], []
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind is p.VAR_POSITIONAL:
+                self.at, self.vararg = len(params), p.name
+                self.items = [names.fresh(f"{p.name}_") for _ in range(k)]
+                params += [inspect.Parameter(n, p.POSITIONAL_OR_KEYWORD) for n in self.items]
+            else:
+                params.append(p.replace(kind=p.POSITIONAL_OR_KEYWORD))
+        self.__signature__ = inspect.Signature(params, __validate_parameters__=False)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self!r} stands for the function in generated code only")
+
+    def __repr__(self):
+        return f"<{self.k} arguments for *{self.vararg} of {self.fn.__qualname__}>"
+
+    def anf(self):
+        parsed, base = to_anf(self.fn)
+        fdef = anno.copy_tree(base)
+        a = fdef.args
+        items = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                 for n in self.items]
+        a.args[self.at:self.at] = items
+        a.vararg = None
+        pack = assign(self.vararg, gast.Tuple(elts=[load(n) for n in self.items],
+                                             ctx=gast.Load()))
+        fdef.body.insert(0, copy_loc(pack, fdef))
+        return parsed, fdef
+
+
+_VARARG_VIEWS = {}
+
+
+def varargs_view(fn, n):
+    """``fn`` itself, or, if it takes ``*args``, its VarargView for ``n`` arguments."""
+    if not isinstance(fn, (FunctionType, SyntheticFunction)):
+        return fn
+    params = inspect.signature(fn).parameters.values()
+    if not any(p.kind is p.VAR_POSITIONAL for p in params):
+        return fn
+    k = n - sum(p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    if k < 0:
+        return fn  # too few arguments: specialize's error
+    view = _VARARG_VIEWS.get((fn, k))
+    if view is None:
+        view = _VARARG_VIEWS[(fn, k)] = VarargView(fn, k)
+    return view
+
+
 _POSITIONAL = {}  # (function, n) -> its wrapper taking n arguments (called_positionally)
 
 
@@ -109,6 +171,9 @@ def to_anf(fn):
             parsed = ParsedFunction(fn, fn.fdef, origin.filename, origin.lines)
         elif isinstance(fn, PositionalView):
             return to_anf(fn.fn)
+        elif isinstance(fn, VarargView):
+            hit = _CACHE[key] = fn.anf()
+            return hit
         else:
             parsed = parse_function(fn)
             check_supported(parsed)

@@ -31,7 +31,9 @@ class SyntheticFunction:
             [inspect.Parameter(a.id, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                default=_constant(defaults[k - first_default])
                                if k >= first_default else inspect.Parameter.empty)
-             for k, a in enumerate(args)])
+             for k, a in enumerate(args)] +
+            [inspect.Parameter(v.id, inspect.Parameter.VAR_POSITIONAL)
+             for v in [fdef.args.vararg] if v is not None])  # (a lifted def's *args)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"{self.__name__} is generated code; it runs inside compiled functions")

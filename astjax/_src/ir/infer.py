@@ -27,6 +27,7 @@ from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
 from ..scalar_types import ScalarType
 from . import anno, trees
+from .static_checks import HANDLERS
 from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
                     Type, as_array_type, is_numeric)
 
@@ -83,6 +84,7 @@ class FunctionTyper:
         self.module = module        # the Module being built (callees, captured constants)
         self.returns = []
         self.for_loops = []         # (loop, its range's bounds) around the statement typed
+        self.dynamic = []           # ifs and loops around it that run time decides (a raise)
 
     # --- errors ----------------------------------------------------------------------------
     def error(self, node, message):
@@ -110,10 +112,6 @@ class FunctionTyper:
     def statement(self, s, env):
         if isinstance(s, gast.Assign):
             t = self.rhs(s.value, env)
-            if anno.get(s.value, "op") is not None and anno.get(s.value, "op").rules.get(
-                    "effect"):  # (passes keep expression statements, not unread values)
-                raise self.error(s, "debug.print(), debug.callback() and print() return "
-                                 "None in compiled code: call them as statements")
             anno.set_(s.value, "type", t)
             name = s.targets[0].id
             env[name] = t
@@ -162,8 +160,12 @@ class FunctionTyper:
             self.block(branch, env)
             return
         anno.set_(s, "taken", None)
-        env_body = self.block(s.body, env.copy())
-        env_else = self.block(s.orelse, env.copy())
+        self.dynamic.append(s)
+        try:
+            env_body = self.block(s.body, env.copy())
+            env_else = self.block(s.orelse, env.copy())
+        finally:
+            self.dynamic.pop()
         try:
             merged = self.merge(env_body, env_else, s)
         except TypeCheckError as e:
@@ -186,6 +188,18 @@ class FunctionTyper:
                 if not _is_int_like(t):
                     raise self.error(node, f"range() needs integers, got {t}")
         head = env.copy()
+        # a body that runs at least once whatever the run-time values is not a run-time path
+        runs = is_for and all(isinstance(b, Static) for b in bounds) and \
+            len(range(*[b.value for b in bounds])) > 0
+        if not runs:
+            self.dynamic.append(s)
+        try:
+            self.loop_to_fixed_point(s, head, env, is_for, bounds if is_for else None)
+        finally:
+            if not runs:
+                self.dynamic.pop()
+
+    def loop_to_fixed_point(self, s, head, env, is_for, bounds):
         for _ in range(_MAX_ITERATIONS):
             body_env = head.copy()
             if is_for:
@@ -591,6 +605,52 @@ class FunctionTyper:
                              {op.operands[0]: target, op.operands[1]: node.args[0]},
                              {"index": sub.slice})
 
+    def starred_call(self, node, env):
+        """``f(a, *xs, k=v)`` with ``xs`` a tuple or list of known length: the call of a
+        function generated for these lengths, ``star_call(f, a, xs, v)``, which returns
+        ``f(a, xs[0], xs[1], k=v)`` (a method's receiver is passed in ``f``'s place)."""
+        f = node.func
+        method = isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env)
+        head = f.value if method else f
+        passed, params, items = [head], ["_f"], []
+        for k, a in enumerate(node.args):
+            params.append(f"_a{k}")
+            if not isinstance(a, gast.Starred):
+                passed.append(a)
+                items.append(params[-1])
+                continue
+            passed.append(a.value)
+            t = self.atom(a.value, env)
+            n = len(t.elts) if isinstance(t, SequenceType) else \
+                len(t.value) if isinstance(t, Static) and isinstance(t.value, (tuple, list)) \
+                else None
+            if n is None:
+                raise self.error(node, f"*{t}: astjax unpacks tuples and lists whose length "
+                                 f"is known while it generates code")
+            items += [f"{params[-1]}[{i}]" for i in range(n)]
+        for k, kw in enumerate(node.keywords):
+            if kw.arg is None:
+                raise self.error(node, "astjax cannot compile **kwargs in calls")
+            params.append(f"_k{k}")
+            passed.append(kw.value)
+            items.append(f"{kw.arg}={params[-1]}")
+        target = f"_f.{f.attr}" if method else "_f"
+        source = f"def star_call({', '.join(params)}):\n    return {target}({', '.join(items)})\n"
+        return self.call_generated(node, source, passed, [self.atom(a, env) for a in passed])
+
+    def call_generated(self, node, source, passed, types):
+        """Make ``node`` a call, with the atoms ``passed`` (typed ``types``), of the function
+        ``source`` defines (one per program and source)."""
+        from ..frontend.synthetic import from_source
+        helper = self.module.dict_setters.get(source)  # (generated helpers, by source)
+        if helper is None:
+            name = source[len("def "):source.index("(")]
+            helper = self.module.dict_setters[source] = from_source(
+                name, source, {}, self.parsed)
+        node.func = gast.Constant(value=helper, kind=None)
+        node.args, node.keywords = list(passed), []
+        return self.user_call(node, helper, list(types), {})
+
     def dict_set(self, node, d, env):
         """``d[k] = v`` on a dict (desugared as ``d = d.at[k].set(v)``, as for arrays): a new
         dict with ``k``'s entry ``v``, built by a generated function for these keys (the
@@ -620,6 +680,8 @@ class FunctionTyper:
 
     # --- calls ------------------------------------------------------------------------------------
     def call(self, node, env):
+        if any(isinstance(a, gast.Starred) for a in node.args):
+            return self.starred_call(node, env)
         f = node.func
         if isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env):
             return self.method_call(node, env)
@@ -880,13 +942,13 @@ class FunctionTyper:
         arg_types = []
         for name, p in sig.parameters.items():
             v = bound.arguments[name]
-            if p.kind is p.VAR_POSITIONAL and hasattr(fn, "function_for"):
-                # lax.cond(pred, f, g, *operands): the function it stands for takes them one
-                # by one, in the same positions
+            if p.kind is p.VAR_POSITIONAL:
+                # g(a, b, c) of def g(x, *xs), or lax.cond(pred, f, g, *operands): the
+                # function generated takes them one by one, in the same positions
                 arg_types.extend(x if isinstance(x, Type) else Static(x) for x in v)
                 continue
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                raise self.error(node, f"{fn.__name__}() takes *args/**kwargs, which astjax "
+            if p.kind is p.VAR_KEYWORD:
+                raise self.error(node, f"{fn.__name__}() takes **{name}, which astjax "
                                  f"cannot compile")
             arg_types.append(v if isinstance(v, Type) else Static(v))
         if hasattr(fn, "function_for"):  # a transform: the function it stands for here
@@ -1040,9 +1102,16 @@ def _minmax(name):
 def _sum(self, node, args, kwargs):
     seq = args[0]
     start = args[1] if len(args) > 1 else Static(0)
+    if isinstance(seq, Static) and isinstance(start, Static):  # sum(()) of an empty *xs
+        return self.fold(node, builtins.sum, seq, start)
     if isinstance(seq, SequenceType):
-        elts = list(seq.elts)
-    elif isinstance(seq, ListType):
+        # a tuple of known length (a *args): Python's adds, which compile and differentiate
+        start_node = node.args[1] if len(node.args) > 1 else gast.Constant(value=0, kind=None)
+        anno.set_(start_node, "type", start)
+        adds = " + ".join(["_start"] + [f"_s[{k}]" for k in range(len(seq.elts))])
+        return self.call_generated(node, f"def sum_of(_s, _start):\n    return {adds}\n",
+                                   [node.args[0], start_node], [seq, start])
+    if isinstance(seq, ListType):
         elts = [seq.elt]
     else:
         raise self.error(node, "sum() of an array: use jnp.sum(x) (or x.sum())")
@@ -1098,4 +1167,5 @@ _BUILTINS = {
     builtins.isinstance: _isinstance, builtins.tuple: _tuple_of("tuple"),
     builtins.list: _tuple_of("list"), builtins.range: _range_outside_for,
     builtins.print: _print,
+    **HANDLERS,  # raise, assert and f-strings (static_checks.py)
 }

@@ -11,9 +11,10 @@ import gast
 import numpy as np
 
 from ..errors import TypeCheckError, UserCodeError
+from ..frontend.checks import CHECK_NAMES
 from ..frontend.desugar import DICT_FROM
 from ..frontend.naming import assign, load
-from ..frontend.pipeline import called_positionally, positional_view, to_anf
+from ..frontend.pipeline import called_positionally, positional_view, to_anf, varargs_view
 from ..ops.registry import REGISTRY, operand_casts
 from . import anno, peel, unroll
 from .captured_trees import hoist_captured_trees
@@ -51,7 +52,8 @@ class Program:
 
     # --- specialization --------------------------------------------------------------------
     def specialize(self, fn, arg_types, caller=None):
-        fn = positional_view(called_positionally(fn, len(arg_types)))
+        fn = varargs_view(positional_view(called_positionally(fn, len(arg_types))),
+                          len(arg_types))
         key = (fn, arg_types)
         spec = self.specs.get(key)
         if spec is not None:
@@ -127,6 +129,8 @@ class Program:
         elif name == DICT_FROM:
             from ..lax.trees import dict_from
             value = dict_from
+        elif name in CHECK_NAMES:  # raise and f-strings (frontend/checks.py)
+            value = CHECK_NAMES[name]
         elif name in self.hoisted:  # a leaf of a pytree read from outside (captured_trees)
             value = self.hoisted[name]
         elif name in parsed.freevars:
@@ -205,6 +209,8 @@ def _block(stmts):
             s.body += _merge_casts(body_end, head, s)
         elif isinstance(s, (gast.Assign, gast.Expr)):
             out.extend(_promotion_casts(s.value, s))
+            if isinstance(s, gast.Assign) and _effect(s.value):
+                out.append(_as_statement(s))  # (dead-code removal drops unread assignments)
             if isinstance(s, gast.Assign) and _mixed_sequence_operand(s.value):
                 # NumPy promotes a sequence of mixed dtypes its own way (int32 with float32
                 # gives float64); casting the result gives JAX's dtype with the same values
@@ -215,6 +221,20 @@ def _block(stmts):
                 continue
         out.append(s)
     return out
+
+
+def _effect(value):
+    op = anno.get(value, "op")
+    return op is not None and op.rules.get("effect", False)
+
+
+def _as_statement(s):
+    """``t = debug_callback(...)`` (a print whose value, None, is used: ``return f(*xs)``
+    of f = print) as the call on its own, then ``t = None``."""
+    call = gast.copy_location(gast.Expr(value=s.value), s)
+    s.value = gast.Constant(value=None, kind=None)
+    anno.set_(s.value, "type", Static(None))
+    return call
 
 
 def _mixed_sequence_operand(value):

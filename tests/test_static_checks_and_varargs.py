@@ -1,0 +1,305 @@
+"""``raise``/``assert`` on values known while code is generated (as JAX runs them while
+tracing), f-strings, and ``*args`` parameters and ``f(*xs)`` calls in compiled code."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax._src.errors import TypeCheckError, UnsupportedSyntaxError
+
+A = np.arange(1.0, 4.0, dtype=np.float32)
+B = np.full(3, 2.0, np.float32)
+
+
+def line_of(text):
+    with open(__file__) as f:
+        for k, line in enumerate(f, 1):
+            if text in line and "line_of(" not in line:
+                return k
+    raise AssertionError(text)
+
+
+# --- raise and assert ----------------------------------------------------------------------
+
+def checked_sum(x):
+    if x.ndim != 1:
+        raise ValueError(f"expected 1-D, got {x.ndim}-D {x.dtype}")  # RAISE-1D
+    assert x.dtype == jnp.float32, "float32 please"  # ASSERT-F32
+    return jnp.sum(x * 2)
+
+
+def test_a_static_raise_not_taken_disappears():
+    assert float(astjax.jit(checked_sum)(A)) == 12.0
+    src = astjax.make_source(astjax.jit(checked_sum))(A)
+    assert "raise" not in src and "expected" not in src
+
+
+def test_a_static_raise_taken_raises_the_users_exception_at_their_line():
+    with pytest.raises(ValueError) as info:
+        astjax.jit(checked_sum)(np.ones((2, 3), np.float32))
+    err = info.value
+    assert err.filename == __file__ and err.lineno == line_of("RAISE-1D")
+    assert str(err).startswith(f"{__file__}:{err.lineno}:")
+    assert "expected 1-D, got 2-D float32" in str(err)
+    # as JAX: raised again on the next call of those types (nothing was cached)
+    with pytest.raises(ValueError, match="expected 1-D"):
+        astjax.jit(checked_sum)(np.ones((2, 3), np.float32))
+
+
+def test_a_static_assert():
+    with pytest.raises(AssertionError) as info:
+        astjax.jit(checked_sum)(np.ones(3, np.int32))
+    assert info.value.lineno == line_of("ASSERT-F32")
+    assert "float32 please" in str(info.value)
+
+
+def needs_positive(x, n):
+    assert n > 0  # ASSERT-N
+    if n == 7:
+        raise NotImplementedError("seven") from KeyError("cause")
+    return x * n
+
+
+def test_static_arguments_and_cause():
+    jitted = astjax.jit(needs_positive, static_argnums=1)
+    np.testing.assert_allclose(jitted(A, 2), A * 2)
+    with pytest.raises(AssertionError) as info:
+        jitted(A, 0)
+    assert info.value.lineno == line_of("ASSERT-N")
+    with pytest.raises(NotImplementedError, match="seven") as info:
+        jitted(A, 7)
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+class ShapeMismatch(Exception):
+    def __init__(self, what, ndim):
+        super().__init__(what, ndim)
+
+
+def one_d_only(x):
+    if x.ndim == 1:
+        return x * 2.0
+    raise ShapeMismatch("need 1-D", x.ndim)  # RAISE-CUSTOM
+
+
+def loss_through_callee(x):
+    return jnp.sum(one_d_only(x) ** 2)
+
+
+def test_a_raise_after_an_early_return_in_a_differentiated_and_vmapped_callee():
+    # the raise ends its path: the function returns an array on every path that falls on
+    np.testing.assert_allclose(astjax.grad(loss_through_callee)(A), 8 * A)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(loss_through_callee))(np.stack([A, B])),
+                               8 * np.stack([A, B]))
+    np.testing.assert_allclose(astjax.jit(astjax.vmap(one_d_only))(np.stack([A, B])),
+                               2 * np.stack([A, B]))
+    # a user's own exception class is raised itself, with a note naming the line
+    with pytest.raises(ShapeMismatch) as info:
+        astjax.grad(loss_through_callee)(np.ones((2, 2), np.float32))
+    assert type(info.value) is ShapeMismatch and info.value.args == ("need 1-D", 2)
+    assert f"{__file__}:{line_of('RAISE-CUSTOM')}" in info.value.__notes__[0]
+
+
+def value_check(x):
+    if jnp.sum(x) > 0:
+        raise ValueError("positive")  # RAISE-DYNAMIC
+    return x
+
+
+def shape_check(x):
+    assert x.shape[0] > 0, "empty"  # ASSERT-SIZE
+    return x
+
+
+@pytest.mark.parametrize("fn,tag", [(value_check, "RAISE-DYNAMIC"),
+                                    (shape_check, "ASSERT-SIZE")])
+def test_a_raise_on_a_run_time_path_is_a_located_error(fn, tag):
+    with pytest.raises(TypeCheckError, match="known at run time") as info:
+        astjax.jit(fn)(A)
+    assert info.value.lineno == line_of(tag)
+
+
+def counter_check(x, bad):
+    for i in range(3):
+        if i == bad:
+            raise IndexError(f"trip {i} of 3")
+        x = x + i
+    return x
+
+
+def test_a_raise_on_a_loop_counter_unrolls_the_loop():
+    jitted = astjax.jit(counter_check, static_argnums=1)
+    np.testing.assert_allclose(jitted(A, 5), A + 3)
+    with pytest.raises(IndexError, match="trip 1 of 3"):
+        jitted(A, 1)
+
+
+def bare_raise(x):
+    raise  # noqa: PLE0704
+
+
+def test_a_bare_raise_is_refused():
+    with pytest.raises(UnsupportedSyntaxError, match="bare"):
+        astjax.jit(bare_raise)(A)
+
+
+# --- f-strings ------------------------------------------------------------------------------
+
+def fstring_keys(x):
+    params = {}
+    for i in range(3):  # (unrolled: the key depends on the counter, as in JAX's trace)
+        params[f"w{i}"] = x * (i + 1)
+    spec = f"{'ij'[:x.ndim]}->{'i' if x.ndim else ''}"
+    width = 3
+    label = f"{x.ndim:0{width}d}|{'a'!r}|{x.dtype!s:>8}"
+    return jnp.einsum(spec, params["w2"]) + params["w0"], label
+
+
+def test_fstrings_of_static_values_are_constants():
+    out, label = astjax.jit(lambda x: fstring_keys(x)[0])(A), fstring_keys(A)[1]
+    np.testing.assert_allclose(out, 4 * A)
+    assert label == "001|'a'| float32"
+    # the same string comes out of compiled code
+    assert astjax.jit(lambda x: fstring_keys(x)[1])(A) == label
+
+
+def fstring_of_values(x):
+    return float(f"{x[0]}")  # FSTRING-DYNAMIC
+
+
+def test_an_fstring_of_run_time_values_is_a_located_error():
+    with pytest.raises(TypeCheckError, match="f-string formats a value known only at run"
+                       ) as info:
+        astjax.jit(fstring_of_values)(A)
+    assert info.value.lineno == line_of("FSTRING-DYNAMIC")
+
+
+# --- *args -----------------------------------------------------------------------------------
+
+def total(*xs):
+    return sum(xs)
+
+
+def scaled(x, *rest, scale=2.0):
+    out = x
+    for r in rest:
+        out = out + r * scale
+    return jnp.sum(out) + len(rest) + rest[0][0] if rest else jnp.sum(out)
+
+
+def grid(*xi, indexing="xy"):  # jnp.meshgrid's signature, for two arrays
+    if len(xi) != 2:
+        raise NotImplementedError(f"grid of {len(xi)} arrays")
+    x, y = xi
+    if indexing == "xy":
+        x, y = x[None, :], y[:, None]
+    else:
+        x, y = x[:, None], y[None, :]
+    return jnp.broadcast_arrays(*(x, y))
+
+
+def test_varargs_functions_jitted_and_differentiated():
+    np.testing.assert_allclose(astjax.jit(total)(A, B), A + B)
+    np.testing.assert_allclose(astjax.jit(total)(A, B, A), 2 * A + B)
+    assert float(astjax.jit(total)()) == 0.0
+    expect = np.sum(A + 2 * B + 2 * B) + 2 + B[0]
+    np.testing.assert_allclose(astjax.jit(scaled)(A, B, B), expect)
+    np.testing.assert_allclose(astjax.jit(scaled)(A, scale=1.0), np.sum(A))
+    # argnums index the positional arguments, those in *rest included (as JAX)
+    np.testing.assert_allclose(astjax.grad(scaled, argnums=2)(A, B, B), np.full(3, 2.0))
+    np.testing.assert_allclose(astjax.grad(scaled, argnums=1)(A, B, B),
+                               np.array([3.0, 2.0, 2.0]))
+    np.testing.assert_allclose(astjax.grad(scaled, argnums=(0, 1))(A, B)[1],
+                               np.array([3.0, 2.0, 2.0]))
+
+
+def calls_with_star(x, y):
+    ys = (y, y * 2)
+    pair = [x, y]
+    a = scaled(x, *ys, scale=3.0)
+    b = jnp.sum(total(*pair, *ys))
+    gx, gy = grid(*pair, indexing="ij")
+    return a + b + jnp.sum(gx * gy) + scaled(x)
+
+
+def calls_with_star_numpy(x, y):
+    a = np.sum(x + 3 * y + 6 * y) + 2 + y[0]
+    b = np.sum(x + y + y + 2 * y)
+    gx, gy = np.meshgrid(x, y, indexing="ij")
+    return a + b + np.sum(gx * gy) + np.sum(x)
+
+
+def test_calls_of_varargs_callees_with_star():
+    want = calls_with_star_numpy(A, B)
+    np.testing.assert_allclose(astjax.jit(calls_with_star)(A, B), want, rtol=1e-6)
+    # d/dx: 1 (a) + 1 (b) + sum_j y_j (grid) + 1, each element
+    np.testing.assert_allclose(astjax.grad(calls_with_star)(A, B),
+                               np.full(3, 3 + B.sum()), rtol=1e-6)
+    gx, gy = astjax.jit(lambda x, y: grid(x, y))(A, B[:2])
+    want_x, want_y = np.meshgrid(A, B[:2])
+    np.testing.assert_array_equal(gx, want_x)
+    np.testing.assert_array_equal(gy, want_y)
+
+
+def nested_varargs(x):
+    first = lambda *zs: zs[0] * len(zs)  # noqa: E731
+
+    def plus_x(*ws):
+        return sum(ws) * x
+    shape = (3, 1)
+    return first(x, x, x) + plus_x(x, 1.0) + x.reshape(*shape)[:, 0]
+
+
+def test_nested_varargs_functions_and_a_starred_method_call():
+    np.testing.assert_allclose(astjax.jit(nested_varargs)(A), 3 * A + (A + 1) * A + A)
+    np.testing.assert_allclose(astjax.grad(lambda x: jnp.sum(nested_varargs(x)))(A),
+                               3 + 2 * A + 1 + 1)
+
+
+def star_of_a_grown_list(x):
+    xs = []
+    for i in range(x.shape[0]):
+        xs.append(x[i])
+    return total(*xs)  # STAR-LIST
+
+
+def kwargs_fn(x, **kw):
+    return x
+
+
+def test_unpacking_needs_a_known_length_and_kwargs_stay_refused():
+    with pytest.raises(TypeCheckError, match="length is known") as info:
+        astjax.jit(star_of_a_grown_list)(A)
+    assert info.value.lineno == line_of("STAR-LIST")
+    with pytest.raises(TypeError, match=r"\*\*kw"):
+        astjax.jit(kwargs_fn)(A)
+
+
+def test_numba(numba_backend):
+    jitted = astjax.jit(lambda *xs: checked_sum(total(*xs)))
+    got = jitted(A, B)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    assert float(got) == float(np.sum(A + B) * 2)
+
+
+VARARGS_MODULE = """
+def total(*xs):
+    if len(xs) > 5:
+        raise ValueError(f"too many: {len(xs)}")
+    return sum(xs)
+
+
+def f(x):
+    return total(*(x, x * 2)) + total(x)
+"""
+
+
+def test_a_varargs_callee_is_cached_across_processes(tmp_path):
+    from .test_source_cache import _run
+    (tmp_path / "varmod.py").write_text(VARARGS_MODULE)
+    first = _run(tmp_path, setup="from varmod import f")
+    assert first["stats"]["stores"] == 1, first["log"]  # was 'total reached no known way'
+    second = _run(tmp_path, setup="from varmod import f")
+    assert second["stats"]["hits"] == 1, second["log"]
+    assert second["out"] == first["out"] == [0.0, 4.0, 8.0, 12.0]
