@@ -183,10 +183,20 @@ def _uses_the_value(x):
     return (print("p", x, y), x * 2)[1]
 
 
+def _star(x):
+    xs = (x, x * 2)
+    astjax.debug.print("{} {}", *xs)  # a generated star_call helper returns its value
+    print(*xs)
+    return x
+
+
 def test_a_print_whose_value_is_used(capsys):
     assert astjax.jit(_uses_the_value)(1.0) == 2.0
     assert astjax.grad(_uses_the_value)(3.0) == 2.0
     assert _out(capsys) == ["y 1.0", "p 1.0 None", "y 3.0", "p 3.0 None"]
+    astjax.jit(_star)(1.0)
+    astjax.vmap(_star)(jnp.arange(2.0))
+    assert _out(capsys) == ["1.0 2.0", "1.0 2.0", "0.0 0.0", "1.0 2.0", "0.0 0.0", "1.0 2.0"]
 
 
 def _nested_def(x):
