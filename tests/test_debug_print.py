@@ -33,6 +33,10 @@ def test_eager(capsys):
     astjax.debug.callback(lambda *a, **k: seen.append((a, k)), 1, k=2)
     assert _out(capsys) == ["x is [0. 1. 2.]", "x=[0. 1. 2.] y=[0. 2. 4.]"]
     assert seen == [((1,), {"k": 2})]
+    with pytest.raises(ValueError, match="reads positional argument 1"):  # as JAX checks
+        astjax.debug.print("{} {}", 1)
+    with pytest.raises(ValueError, match="no field .* reads positional argument 0"):
+        astjax.debug.print("x", 1)
 
 
 def test_jit_prints_the_values_of_each_call(capsys):
@@ -207,6 +211,8 @@ def _nested_def(x):
 @pytest.mark.parametrize("fn, message", [
     (lambda x: _pair(astjax.debug.print("{} {}", x), x), "reads positional argument 1"),
     (lambda x: _pair(astjax.debug.print("{y}", x), x), "reads 'y'"),
+    (lambda x: _pair(astjax.debug.print("x", x), x), "reads positional argument 0"),
+    (lambda x: _pair(astjax.debug.print("{}", x, y=x), x), "keyword argument 'y'"),
     (lambda x: _pair(astjax.debug.print(x), x), "format string must be a constant"),
     (lambda x: _pair(print(x, end=x), x), "end must be a constant"),
 ])

@@ -11,6 +11,7 @@ would print tracers for ``print``), and under vmap once per example.
 import builtins
 import itertools
 import string
+import _string
 
 import gast
 import numpy as np
@@ -27,6 +28,7 @@ def debug_print(fmt, *args, ordered=False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)``; in compiled code, with the values each call
     computes (``jax.debug.print``). ``ordered`` is accepted: astjax runs effects in
     program order."""
+    check_format(fmt, args, kwargs)
     builtins.print(fmt.format(*args, **kwargs))
 
 
@@ -169,25 +171,45 @@ def _check(typer, node, name, fn, args, kwargs):
 
 
 def _check_fields(typer, node, name, fmt, n, kwargs):
-    """str.format's fields against the arguments given: a missing one fails now, at the
-    user's line, rather than when the compiled code runs."""
-    auto = 0
+    """The format string against the arguments, at the user's line rather than when the
+    compiled code runs."""
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f is not None]
+        check_format(fmt, [None] * n, {k: None for k in kwargs if k != "ordered"})
     except ValueError as e:
         raise typer.error(node, f"{name}(): {e}") from None
-    for field in fields:
-        key = field.split(".")[0].split("[")[0]
-        if key == "":
-            key, auto = auto, auto + 1
-        elif key.isdigit():
-            key = int(key)
-        if isinstance(key, int) and key >= n:
-            raise typer.error(node, f"{name}(): the format string reads positional argument "
-                              f"{key}, and {n} were given")
-        if isinstance(key, str) and key not in kwargs:
-            raise typer.error(node, f"{name}(): the format string reads {key!r}, which is "
-                              f"not a keyword argument of the call")
+
+
+class _FormatCheck(string.Formatter):
+    """JAX's check: every field has an argument and every argument a field."""
+
+    def get_field(self, field_name, args, kwargs):  # (only the argument, not x[0] of it)
+        first, _ = _string.formatter_field_name_split(field_name)
+        try:
+            return self.get_value(first, args, kwargs), first
+        except IndexError:
+            raise ValueError(f"the format string reads positional argument {first}, and "
+                             f"{len(args)} were given") from None
+        except KeyError:
+            raise ValueError(f"the format string reads {first!r}, which is not a keyword "
+                             f"argument of the call") from None
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [i for i in range(len(args)) if i not in used_args]
+        if unused:
+            raise ValueError(f"no field of the format string reads positional argument "
+                             f"{unused[0]} (JAX raises too)")
+        unused = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(f"no field of the format string reads keyword argument "
+                             f"{unused[0]!r} (JAX raises too; an f-string passed as the "
+                             f"format?)")
+
+
+def check_format(fmt, args, kwargs):
+    _FormatCheck().format(fmt, *args, **kwargs)
 
 
 def _register():
