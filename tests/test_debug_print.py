@@ -54,7 +54,8 @@ def _unused(x):
 
 
 def _formats(x, n):
-    astjax.debug.print("{:.2f} {x!r} {} {n}", x[0], 5, x=x, n=n)
+    astjax.debug.print("{:.2f} {x!r} {} {n}", x[0], 5, x=x, n=n, ordered=True,
+                       partitioned=False)  # (JAX's options: accepted)
     return x
 
 

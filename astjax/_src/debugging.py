@@ -24,10 +24,10 @@ from .ops.registry import REGISTRY
 from .runtime.array import Array
 
 
-def debug_print(fmt, *args, ordered=False, **kwargs):
+def debug_print(fmt, *args, ordered=False, partitioned=False, **kwargs):
     """Print ``fmt.format(*args, **kwargs)``; in compiled code, with the values each call
-    computes (``jax.debug.print``). ``ordered`` is accepted: astjax runs effects in
-    program order."""
+    computes (``jax.debug.print``). ``ordered`` and ``partitioned`` are accepted: astjax
+    runs effects in program order, on one device."""
     check_format(fmt, args, kwargs)
     builtins.print(fmt.format(*args, **kwargs))
 
@@ -154,8 +154,9 @@ def _check(typer, node, name, fn, args, kwargs):
             if k in kwargs and not isinstance(kwargs[k], Static):
                 raise typer.error(node, f"print(): {k} must be a constant in compiled code")
         return
-    if not isinstance(kwargs.get("ordered", Static(False)), Static):
-        raise typer.error(node, f"{name}(): ordered must be a constant")
+    for k in ("ordered", "partitioned"):
+        if not isinstance(kwargs.get(k, Static(False)), Static):
+            raise typer.error(node, f"{name}(): {k} must be a constant")
     first = args[0] if args else None
     if fn is debug_callback:
         from .frontend.synthetic import SyntheticFunction
@@ -174,7 +175,8 @@ def _check_fields(typer, node, name, fmt, n, kwargs):
     """The format string against the arguments, at the user's line rather than when the
     compiled code runs."""
     try:
-        check_format(fmt, [None] * n, {k: None for k in kwargs if k != "ordered"})
+        check_format(fmt, [None] * n, {k: None for k in kwargs
+                                       if k not in ("ordered", "partitioned")})
     except ValueError as e:
         raise typer.error(node, f"{name}(): {e}") from None
 
