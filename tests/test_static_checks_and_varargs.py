@@ -213,6 +213,33 @@ def test_varargs_functions_jitted_and_differentiated():
                                np.array([3.0, 2.0, 2.0]))
 
 
+def product(*xs):
+    out = xs[0]
+    for v in xs[1:]:
+        out = out * v
+    return jnp.sum(out)
+
+
+def test_transforms_of_a_varargs_function():
+    # their generated wrappers call it (jacrev/jacfwd/hessian: 'cannot call product on
+    # values computed at run time'; checkpoint: 'takes 1 arguments, got 2')
+    np.testing.assert_allclose(astjax.jacrev(total, argnums=1)(A, B), np.eye(3))
+    np.testing.assert_allclose(astjax.jacfwd(product, argnums=1)(A, B), A)
+    np.testing.assert_allclose(astjax.hessian(product, argnums=(0, 1))(A, B)[0][1],
+                               np.eye(3))
+    primal, tangent = astjax.jvp(product, (A, B), (B, A))
+    assert float(primal) == float(np.sum(A * B))
+    assert float(tangent) == float(np.sum(B * B + A * A))
+    _, pull = astjax.vjp(product, A, B, A)
+    for got, want in zip(pull(np.float32(1.0)), (B * A, A * A, A * B)):
+        np.testing.assert_allclose(got, want)
+    assert float(astjax.jit(astjax.checkpoint(product))(A, B)) == float(np.sum(A * B))
+    np.testing.assert_allclose(astjax.grad(astjax.checkpoint(product), argnums=1)(A, B, B),
+                               A * B)
+    np.testing.assert_allclose(astjax.vmap(total, in_axes=(0, None))(np.stack([A, B]), A),
+                               np.stack([2 * A, A + B]))
+
+
 def calls_with_star(x, y):
     ys = (y, y * 2)
     pair = [x, y]

@@ -35,11 +35,12 @@ class _Checkpointed(Jitted):
         wrapper = self.wrappers.get(arg_types)
         if wrapper is None:
             params = list(self.signature.parameters.values())
-            call = ", ".join(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else p.name
-                             for p in params)
+            star = lambda p: "*" if p.kind is p.VAR_POSITIONAL else ""  # noqa: E731
+            call = ", ".join(f"{p.name}={p.name}" if p.kind is p.KEYWORD_ONLY else
+                             star(p) + p.name for p in params)
             name = f"{fun.__name__}_checkpoint" if fun.__name__.isidentifier() \
                 else "checkpointed"
-            source = f"def {name}({', '.join(p.name for p in params)}):\n" \
+            source = f"def {name}({', '.join(star(p) + p.name for p in params)}):\n" \
                      f"    return _checkpointed({call})\n"
             wrapper = from_source(name, source, {"_checkpointed": fun}, _origin(fun))
             wrapper.checkpoint = True

@@ -83,6 +83,7 @@ class VarargView:
         self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
         self.__module__ = getattr(fn, "__module__", None)
         self.__globals__ = fn.__globals__
+        self.checkpoint = getattr(fn, "checkpoint", False)  # (reverse mode reads spec.fn's)
         names = Names(to_anf(fn)[1])
         params, self.items = [], []
         for p in inspect.signature(fn).parameters.values():

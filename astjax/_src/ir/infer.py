@@ -22,7 +22,7 @@ from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
 from ..frontend.partials import method_function, partial_function
-from ..frontend.pipeline import PositionalView
+from ..frontend.pipeline import PositionalView, VarargView
 from ..frontend.synthetic import SyntheticFunction
 from ..ops.registry import METHODS, REGISTRY, Op, function_for_object, op_for_object
 from ..scalar_types import ScalarType
@@ -732,7 +732,8 @@ class FunctionTyper:
             or target  # np.sort -> jnp.sort
         if callee is not target and hasattr(callee, "function_for"):  # np.result_type
             return self.user_call(node, callee, args, kwargs)
-        if isinstance(callee, (pytypes.FunctionType, SyntheticFunction, PositionalView)):
+        if isinstance(callee, (pytypes.FunctionType, SyntheticFunction, PositionalView,
+                               VarargView)):  # (a view: a transform's generated call)
             return self.user_call(node, callee, args, kwargs)
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
             return self.tree_build(node, target, env)  # (of constants too, as a dict display)
