@@ -204,6 +204,19 @@ def test_a_print_whose_value_is_used(capsys):
     assert _out(capsys) == ["1.0 2.0", "1.0 2.0", "0.0 0.0", "1.0 2.0", "0.0 0.0", "1.0 2.0"]
 
 
+def _recursive(n, x):
+    if n <= 0:
+        return x
+    y = _recursive(n - 1, x * 2)
+    print("n", n, "y", y)  # (typed first while y's type is unknown)
+    return y
+
+
+def test_a_print_of_a_recursive_result(capsys):
+    assert astjax.jit(_recursive)(2, 1.0) == 4.0
+    assert _out(capsys) == ["n 1 y 4.0", "n 2 y 4.0"]
+
+
 def _nested_def(x):
     astjax.debug.callback(lambda v: print(v), x)
     return x

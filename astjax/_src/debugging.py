@@ -18,7 +18,7 @@ import numpy as np
 
 from . import tree_util
 from .ir import anno, trees
-from .ir.types import ArrayType, SequenceType, Static, TreeType
+from .ir.types import UNKNOWN, ArrayType, SequenceType, Static, TreeType
 from .lax.common import as_sequence, leaves
 from .ops.registry import REGISTRY
 from .runtime.array import Array
@@ -135,6 +135,8 @@ def lower_call(typer, node, fn, args, kwargs):
     _check(typer, node, name, fn, args, kwargs)
     for t in types:
         for path, leaf in leaves(t):
+            if leaf is UNKNOWN:
+                return UNKNOWN  # a recursive call's result, while its type is inferred
             if not isinstance(leaf, (Static, ArrayType)):
                 raise typer.error(node, f"{name}() of {leaf} is not supported in compiled "
                                   f"code (arrays, constants and pytrees of them are)")
