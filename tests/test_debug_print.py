@@ -54,7 +54,7 @@ def _unused(x):
 
 
 def _formats(x, n):
-    astjax.debug.print("{:.2f} {x!r} {} {n}", x[0], 5, x=x, n=n, ordered=True,
+    astjax.debug.print("{:.2f} {x!r} {} {n} {s}", x[0], 5, x=x, n=n, s=x.shape, ordered=True,
                        partitioned=False)  # (JAX's options: accepted)
     return x
 
@@ -68,10 +68,11 @@ def _pytree(d, p):
 def test_jit_values_formats_and_pytrees(capsys):
     astjax.jit(_unused)(np.float32(2))
     astjax.jit(_formats)(jnp.arange(3.0), 4)
-    astjax.jit(_pytree)({"a": jnp.ones(2), "b": 3}, P(jnp.ones(1), np.float32(3)))
+    astjax.jit(_pytree)({"a": jnp.ones(2), "b": np.int32(3)}, P(jnp.ones(1), np.float32(3)))
     assert _out(capsys) == [
         "y 6.0",
-        "0.00 Array([0., 1., 2.], dtype=float32) 5 4",
+        # x.shape prints as Python ints, as eagerly: JAX prints (Array(3, dtype=int32),)
+        "0.00 Array([0., 1., 2.], dtype=float32) 5 4 (3,)",
         # JAX prints the constant 1.5 as Array(1.5, dtype=float32, weak_type=True):
         # astjax passes constants as they are
         "d {'a': Array([1., 1.], dtype=float32), 'b': Array(3, dtype=int32)} "
@@ -175,7 +176,7 @@ _LOOPS_OUT = ["i 0 x 2.0!", "i 1 x 4.0!", "7.0", "10.0",
               "P(w=Array(10., dtype=float32), b=Array(3, dtype=int32))",
               "cb [('Array', [1.0, 1.0])] {'y': 10.0}",
               "body 0 10.0", "body 1 11.0"]
-_D = {"a": np.ones(2, np.float32), "b": 3}
+_D = {"a": np.ones(2, np.float32), "b": np.int32(3)}
 
 
 def test_print_in_loops(capsys):

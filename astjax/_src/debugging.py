@@ -119,7 +119,10 @@ def _build(t, it):
         return tuple(parts) if t.kind == "tuple" else parts
     if isinstance(t, TreeType):
         return trees.builder(t)(*[_build(c, it) for c in t.children])
-    return Array(np.array(next(it), dtype=t.dtype))  # a copy: the code may reuse its buffer
+    value = np.array(next(it), dtype=t.dtype)  # a copy: the code may reuse its buffer
+    if t.weak and t.ndim == 0 and t.dtype.kind in "iu":
+        return int(value)  # a size (x.shape, len) or a Python int: as eager code has it
+    return Array(value)
 
 
 # --- typing: a call in compiled code becomes the op ---------------------------------------
