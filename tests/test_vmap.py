@@ -148,8 +148,8 @@ _BOOL_OPS = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 def _elementwise_samples():
     out = []
     for name, op in REGISTRY.items():
-        if op.family != "elementwise":
-            continue
+        if op.family != "elementwise" or not hasattr(jnp, name):
+            continue  # (scipy.special's ops: tests/test_scipy_special.py)
         n = len(op.operands)
         if name in _BOOL_OPS:
             gens = [Bo(2, 3), Bo(3)][:n]
@@ -165,6 +165,9 @@ def _elementwise_samples():
 
 
 SAMPLES = _elementwise_samples() + [
+    ("gammaln", "jss.gammaln(a)", [F(2, 3, **POS)]),  # ops of astjax.scipy.special
+    ("digamma", "jss.digamma(a)", [F(2, 3, **POS)]),
+    ("polygamma", "jss.polygamma(b, a)", [F(2, 3, **POS), I(3, lo=0, hi=3)]),
     ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
     ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
     ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),
@@ -272,7 +275,7 @@ NO_OPERANDS = {"zeros", "ones", "empty", "arange", "eye", "identity", "tri",
 
 
 def _module():
-    lines = ["import astjax", "import astjax.numpy as jnp",
+    lines = ["import astjax", "import astjax.numpy as jnp", "import astjax.scipy.special as jss",
              "from astjax._src.ad import adlib as _ajx", ""]
     for k, (name, expr, gens) in enumerate(SAMPLES):
         params = ", ".join("abc"[:len(gens)])

@@ -8,6 +8,8 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
+from .special_kernels import digamma, polygamma  # noqa: F401  (ops/special.py)
+
 _OPTIONS = dict(cache=True, error_model="numpy")
 # multiply-adds below which a product runs on the calling thread: 2**22 take about 0.1 ms
 _THREADED_PRODUCT = 1 << 22

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from ...ops.conversions import convert
-from ...ops.registry import wrapped_int
+from ...ops.registry import REGISTRY, wrapped_int
 
 # ops whose Numba result already has the operands' dtype for float operands
 _FLOAT_EXACT = {"add", "subtract", "multiply", "true_divide", "negative", "positive", "abs",
@@ -148,6 +148,8 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         return text
     elif name == "where":
         text = f"({args[1]} if {args[0]} else {args[2]})"
+    elif name in REGISTRY and "numba_scalar" in REGISTRY[name].rules:  # ops/special.py's
+        text = REGISTRY[name].rules["numba_scalar"](args, out_dtype)
     else:
         return None
     if needs_result_cast(name, out_dtype):

@@ -1,0 +1,93 @@
+"""Scalar kernels of the special-function ops (``ops/special.py``) for generated Numba code,
+in float64 (the caller rounds to the op's dtype). Digamma: reflection below 0, the
+recurrence up to 10, then the asymptotic series; polygamma(n >= 1): (-1)^(n+1) n! times the
+Hurwitz zeta function, by Cephes' Euler-Maclaurin summation (what SciPy uses)."""
+import math
+
+from numba import njit
+
+_OPTIONS = dict(cache=True, error_model="numpy")
+_MACHEP = 1.11022302462515654042e-16
+# Cephes zeta.c: (2k)! / B_2k
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+@njit(**_OPTIONS)
+def digamma(x):
+    x = float(x)
+    if math.isnan(x) or x == -math.inf:
+        return math.nan
+    if x == math.inf:
+        return math.inf
+    if x <= 0.0 and math.floor(x) == x:
+        return math.nan  # poles, as JAX
+    shift = 0.0
+    if x < 0.0:  # psi(x) = psi(1 - x) - pi / tan(pi x)
+        shift = -math.pi / math.tan(math.pi * (x - math.floor(x + 0.5)))  # exact residue
+        x = 1.0 - x
+    while x < 10.0:
+        shift -= 1.0 / x
+        x += 1.0
+    z = 1.0 / (x * x)
+    # Bernoulli terms B_2k / (2k): 1/12, -1/120, 1/252, -1/240, 1/132, -691/32760, 1/12
+    series = z * (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (
+        1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12.0))))))
+    return shift + math.log(x) - 0.5 / x - series
+
+
+@njit(**_OPTIONS)
+def hurwitz_zeta(s, q):
+    """sum over k >= 0 of (k + q)^-s, s > 1 (Cephes' zeta)."""
+    if s == 1.0:
+        return math.inf
+    if s < 1.0 or math.isnan(s) or math.isnan(q):
+        return math.nan
+    if q <= 0.0:
+        if q == math.floor(q):
+            return math.inf
+        if s != math.floor(s):
+            return math.nan
+    if q > 1e8:
+        return (1.0 / (s - 1.0) + 1.0 / (2.0 * q)) * q ** (1.0 - s)
+    total = q ** -s
+    a = q
+    i = 0
+    b = 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -s
+        total += b
+        if abs(b / total) < _MACHEP:
+            return total
+    w = a
+    total += b * w / (s - 1.0)
+    total -= 0.5 * b
+    a = 1.0
+    k = 0.0
+    for j in range(12):
+        a *= s + k
+        b /= w
+        t = a * b / _ZETA_A[j]
+        total += t
+        if abs(t / total) < _MACHEP:
+            return total
+        k += 1.0
+        a *= s + k
+        b /= w
+        k += 1.0
+    return total
+
+
+@njit(**_OPTIONS)
+def polygamma(n, x):
+    n = float(n)
+    x = float(x)
+    if not (n >= 0.0 and math.floor(n) == n):
+        return math.nan
+    if n == 0.0:
+        return digamma(x)
+    sign = 1.0 if int(n) % 2 == 1 else -1.0
+    return sign * math.gamma(n + 1.0) * hurwitz_zeta(n + 1.0, x)

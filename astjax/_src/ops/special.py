@@ -1,0 +1,63 @@
+"""Special functions that need their own ops (``astjax.scipy.special``): log-gamma, digamma
+and polygamma. Each has no accurate short composite, so eagerly they are SciPy's functions
+computed in float64 and rounded to the op's dtype; under the Numba backend they lower to
+``math.lgamma`` and the kernels of ``backends/numba_cpu/special_kernels.py``. Their VJP
+rules are in ``ad/vjp_special.py`` (gammaln' = digamma, digamma' = polygamma(1, .), ...).
+
+They are not in ``astjax.numpy`` (JAX's jnp has none of them): only in its scipy module.
+"""
+import numpy as np
+import scipy.special
+
+from ..errors import ShapeError
+from .registry import NAMESPACE, elementwise
+
+
+def _real(name, dtype):
+    if dtype.kind == "c":
+        raise ShapeError(f"{name}() does not support complex inputs, as in JAX")
+
+
+def _in_double(fn):
+    """fn on float64 copies of the operands, rounded to their (common) dtype."""
+    def impl(*args):
+        dtype = np.result_type(*args)
+        with np.errstate(all="ignore"):
+            out = fn(*[np.asarray(a, np.float64) for a in args])
+        return np.asarray(out).astype(dtype)[()]
+    impl.__doc__ = fn.__doc__
+    return impl
+
+
+def _digamma(x):
+    """scipy's digamma, with JAX's NaN at 0 and the negative integers (poles) and at -inf."""
+    out = scipy.special.digamma(x)
+    return np.where((x <= 0) & (np.floor(x) == x), np.nan, out)
+
+
+def _polygamma(n, x):
+    """psi^(n)(x) for an integer n >= 0 (NaN for other n), as scipy computes it."""
+    n = np.asarray(n)
+    ok = (n >= 0) & (np.floor(n) == n)
+    safe = np.where(ok, n, 0)
+    out = np.where(safe == 0, _digamma(x), scipy.special.polygamma(np.maximum(safe, 1), x))
+    return np.where(ok, out, np.nan)
+
+
+def _gammaln(x):
+    """scipy's gammaln, with JAX's inf at -inf (scipy: -inf)."""
+    return np.where(x == -np.inf, np.inf, scipy.special.gammaln(x))
+
+
+gammaln = elementwise("gammaln", _in_double(_gammaln), inexact=True,
+                      dtype_check=_real)
+digamma = elementwise("digamma", _in_double(_digamma), inexact=True, dtype_check=_real)
+# (n computes in x's float dtype: astjax.scipy.special.polygamma checks it is an integer)
+polygamma = elementwise("polygamma", _in_double(_polygamma), nin=2, inexact=True,
+                        dtype_check=_real)
+gammaln.rules["numba_scalar"] = lambda args, dtype: f"math.lgamma({args[0]})"
+digamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.digamma({args[0]})"
+polygamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.polygamma({args[0]}, {args[1]})"
+
+for _op in (gammaln, digamma, polygamma):
+    del NAMESPACE[_op.name]  # compiled code reaches them through REGISTRY

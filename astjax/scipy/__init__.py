@@ -1,0 +1,2 @@
+"""``astjax.scipy``: special functions and probability distributions, as ``jax.scipy``."""
+from . import special, stats  # noqa: F401

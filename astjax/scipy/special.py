@@ -1,0 +1,292 @@
+"""``astjax.scipy.special``, as ``jax.scipy.special``.
+
+gammaln, digamma and polygamma are ops (``_src/ops/special.py``); erf and erfc are
+``astjax.numpy``'s. The rest are plain functions written in ``astjax.numpy`` and compiled
+like user code, with JAX's formulas: erfinv is XLA's polynomial (``_src/random/special.py``),
+ndtri Cephes' rational functions as JAX writes them, and where JAX gives a function its own
+derivative (erfinv, ndtri, log_ndtr, logit, xlogy, xlog1py, entr) so does a custom_jvp here,
+written with the function itself so higher derivatives hold too.
+"""
+import numpy as np
+
+import astjax.numpy as jnp
+from astjax import lax, nn
+from astjax._src.ad.custom import custom_jvp
+from astjax._src.ops.special import digamma, gammaln  # noqa: F401
+from astjax._src.ops.special import polygamma as _polygamma
+from astjax._src.random.checks import static_helper  # evaluated while generating code
+from astjax._src.random.special import _erfinv32, _erfinv64
+from astjax.numpy._composites import _inexact, _inexact2
+
+__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln",
+           "gammasgn", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+           "ndtri", "polygamma", "softmax", "xlog1py", "xlogy"]
+
+erf = jnp.erf
+erfc = jnp.erfc
+_HALF_SQRT_PI = 0.886226925452758
+_SQRT_2PI = 2.5066282746310002
+_LOG_SQRT_2PI = 0.9189385332046728
+_HALF_SQRT_2 = 0.7071067811865476
+
+
+@static_helper
+def _check_order(dtype):
+    if dtype.kind not in "iu":
+        raise TypeError(f"polygamma(): n must be an integer array or int, as in JAX; "
+                        f"got {dtype}")
+    return dtype
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma (n an integer; NaN where it is negative)."""
+    n = jnp.asarray(n)
+    _check_order(n.dtype)
+    return _polygamma(n, x)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """log(sum(b * exp(a))) over ``axis``, shifted by the max as JAX. With ``b``, a negative
+    sum gives NaN unless ``return_sign``, which returns (log|sum|, sign(sum))."""
+    if b is None and not return_sign:
+        return nn.logsumexp(_inexact(a), axis=axis, keepdims=keepdims)
+    if b is None:
+        a = _inexact(a)
+    else:
+        a, b = _inexact2(a, b)
+        a = jnp.where(b != 0, a, -jnp.inf)
+    amax = jnp.max(a, axis=axis, keepdims=True)
+    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0))
+    exp_a = jnp.exp(a - amax)
+    if b is not None:
+        exp_a = exp_a * b
+    total = jnp.sum(exp_a, axis=axis, keepdims=keepdims)
+    sign = jnp.sign(total)
+    out = jnp.log(jnp.abs(total)) + jnp.max(amax, axis=axis, keepdims=keepdims)
+    if return_sign:
+        return out, sign
+    return jnp.where(sign < 0, jnp.nan, out)
+
+
+def softmax(x, axis=None):
+    return nn.softmax(_inexact(x), axis=axis)
+
+
+def log_softmax(x, axis=None):
+    return nn.log_softmax(_inexact(x), axis=axis)
+
+
+def expit(x):
+    return nn.sigmoid(_inexact(x))
+
+
+@custom_jvp
+def logit(x):
+    x = _inexact(x)
+    return jnp.log(x / (1.0 - x))
+
+
+@logit.defjvp
+def _logit_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    x = _inexact(x)
+    return logit(x), t / (x * (1.0 - x))
+
+
+@custom_jvp
+def erfinv(x):
+    """Inverse error function: XLA's ErfInv32/ErfInv64 (float16 computes in float32)."""
+    x = _inexact(x)
+    if x.dtype == np.float64:
+        return _erfinv64(x)
+    if x.dtype == np.float32:
+        return _erfinv32(x)
+    return _erfinv32(x.astype(jnp.float32)).astype(x.dtype)
+
+
+@erfinv.defjvp
+def _erfinv_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = erfinv(x)
+    return y, _HALF_SQRT_PI * jnp.exp(y * y) * t
+
+
+def ndtr(x):
+    """The standard normal CDF, through erf near 0 and erfc in the tails (as JAX)."""
+    x = _inexact(x)
+    w = x * _HALF_SQRT_2
+    z = jnp.abs(w)
+    y = jnp.where(z < _HALF_SQRT_2, 1.0 + jnp.erf(w),
+                  jnp.where(w > 0.0, 2.0 - jnp.erfc(z), jnp.erfc(z)))
+    return 0.5 * y
+
+
+# Cephes ndtri's rational functions, as jax.scipy.special.ndtri writes them (highest first)
+_P0 = (-5.99633501014107895267e1, 9.80010754185999661536e1, -5.66762857469070293439e1,
+       1.39312609387279679503e1, -1.23916583867381258016e0)
+_Q0 = (1.0, 1.95448858338141759834e0, 4.67627912898881538453e0, 8.63602421390890590575e1,
+       -2.25462687854119370527e2, 2.00260212380060660359e2, -8.20372256168333339912e1,
+       1.59056225126211695515e1, -1.18331621121330003142e0)
+_P1 = (4.05544892305962419923e0, 3.15251094599893866154e1, 5.71628192246421288162e1,
+       4.40805073893200834700e1, 1.46849561928858024014e1, 2.18663306850790267539e0,
+       -1.40256079171354495875e-1, -3.50424626827848203418e-2, -8.57456785154685413611e-4)
+_Q1 = (1.0, 1.57799883256466749731e1, 4.53907635128879210584e1, 4.13172038254672030440e1,
+       1.50425385692907503408e1, 2.50464946208309415979e0, -1.42182922854787788574e-1,
+       -3.80806407691578277194e-2, -9.33259480895457427372e-4)
+_P2 = (3.23774891776946035970e0, 6.91522889068984211695e0, 3.93881025292474443415e0,
+       1.33303460815807542389e0, 2.01485389549179081538e-1, 1.23716634817820021358e-2,
+       3.01581553508235416007e-4, 2.65806974686737550832e-6, 6.23974539184983293730e-9)
+_Q2 = (1.0, 6.02427039364742014255e0, 3.67983563856160859403e0, 1.37702099489081330271e0,
+       2.16236993594496635890e-1, 1.34204006088543189037e-2, 3.28014464682127739104e-4,
+       2.89247864745380683936e-6, 6.79019408009981274425e-9)
+_EXP_M2 = 0.1353352832366127  # exp(-2)
+
+
+def _horner(coefficients, x):
+    out = jnp.zeros_like(x) + coefficients[0]
+    for c in coefficients[1:]:
+        out = out * x + c
+    return out
+
+
+@custom_jvp
+def ndtri(p):
+    """The inverse of ndtr (Cephes' algorithm, as JAX): -inf at 0, inf at 1, NaN outside."""
+    p = _inexact(p)
+    mcp = jnp.where(p > 1.0 - _EXP_M2, 1.0 - p, p)
+    mcp = jnp.where(mcp == 0.0, 0.5, mcp)  # a value that makes no NaN in unused branches
+    w = mcp - 0.5
+    ww = w * w
+    big = -(w + w * ww * (_horner(_P0, ww) / _horner(_Q0, ww))) * _SQRT_2PI
+    z = jnp.sqrt(-2.0 * jnp.log(mcp))
+    first = z - jnp.log(z) / z
+    small = first - _horner(_P2, 1.0 / z) / _horner(_Q2, 1.0 / z) / z
+    other = first - _horner(_P1, 1.0 / z) / _horner(_Q1, 1.0 / z) / z
+    x = jnp.where(mcp > _EXP_M2, big, jnp.where(z >= 8.0, small, other))
+    x = jnp.where(p > 1.0 - _EXP_M2, x, -x)
+    return jnp.where(p == 0.0, -jnp.inf, jnp.where(p == 1.0, jnp.inf, x))
+
+
+@ndtri.defjvp
+def _ndtri_jvp(primals, tangents):
+    (p,), (t,) = primals, tangents
+    x = ndtri(p)
+    return x, _SQRT_2PI * jnp.exp(0.5 * (x * x)) * t
+
+
+def _log_ndtr_series(x, series_order):
+    """log of the asymptotic series of ndtr(x) * sqrt(2 pi) (-x) exp(x^2 / 2), x << -1."""
+    x2 = x * x
+    total = jnp.ones_like(x)
+    x2n = x2
+    term = 1.0
+    for n in range(1, series_order + 1):
+        term = term * (2 * n - 1)  # (2n - 1)!!
+        if n % 2:
+            total = total - term / x2n
+        else:
+            total = total + term / x2n
+        x2n = x2n * x2
+    return -0.5 * x2 - jnp.log(-x) - _LOG_SQRT_2PI + jnp.log(total)
+
+
+def log_ndtr(x, series_order=3):
+    """log(ndtr(x)), accurate in both tails: -ndtr(-x) above 8 (float32: 5), an asymptotic
+    series below -20 (float32: -10), as JAX."""
+    return _log_ndtr(_inexact(x), series_order)
+
+
+@custom_jvp  # (every argument passed: the Numba inliner does not fill a custom_jvp's defaults)
+def _log_ndtr(x, series_order):
+    if x.dtype == np.float64:
+        lower, upper = -20.0, 8.0
+    else:
+        lower, upper = -10.0, 5.0
+    above = x > upper
+    value = ndtr(jnp.where(above, -x, jnp.maximum(x, lower)))
+    return jnp.where(above, -value,
+                     jnp.where(x > lower, jnp.log(value),
+                               _log_ndtr_series(jnp.minimum(x, lower), series_order)))
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(primals, tangents):
+    x, t = primals[0], tangents[0]
+    out = _log_ndtr(x, primals[1])
+    return out, t * jnp.exp(-0.5 * (x * x) - _LOG_SQRT_2PI - out)
+
+
+@custom_jvp
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0 (unless y is NaN)."""
+    x, y = _inexact2(x, y)
+    return jnp.where((x != 0.0) | jnp.isnan(y), x * jnp.log(y), 0.0)
+
+
+@xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = xlogy(x, y)
+    return out, tx * jnp.log(y) + ty * x / y
+
+
+@custom_jvp
+def xlog1py(x, y):
+    """x * log1p(y), 0 where x == 0 (unless y is NaN)."""
+    x, y = _inexact2(x, y)
+    return jnp.where((x != 0.0) | jnp.isnan(y), x * jnp.log1p(y), 0.0)
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    out = xlog1py(x, y)
+    return out, tx * jnp.log1p(y) + ty * x / (1.0 + y)
+
+
+@custom_jvp
+def _xlogx(x):
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _xlogx(x), t * (jnp.log(x) + 1.0)
+
+
+def entr(x):
+    """-x log(x) for x > 0, 0 at 0, -inf below."""
+    x = _inexact(x)
+    return jnp.where(x < 0.0, -jnp.inf, -_xlogx(x))
+
+
+def gammasgn(x):
+    """The sign of gamma(x): NaN at the poles and at NaN, -1 at -0. and where
+    floor(x) is odd below 0."""
+    x = _inexact(x)
+    floor_x = jnp.floor(x)
+    negative = x < 0.0
+    nan = (negative & (x == floor_x)) | jnp.isnan(x)
+    minus = (negative & (jnp.remainder(floor_x, 2.0) != 0.0)) | ((x == 0.0) & jnp.signbit(x))
+    return jnp.where(nan, jnp.nan, jnp.where(minus, -1.0, 1.0)).astype(x.dtype)
+
+
+def gamma(x):
+    x = _inexact(x)
+    return gammasgn(x) * jnp.exp(gammaln(x))
+
+
+def betaln(a, b):
+    """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    a, b = _inexact2(a, b)
+    return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension ``d`` (a Python int)."""
+    a = _inexact(a)
+    out = jnp.zeros_like(a) + 0.25 * d * (d - 1) * 1.1447298858494002  # log(pi)
+    for j in range(d):
+        out = out + gammaln(a - 0.5 * j)
+    return out
