@@ -8,7 +8,8 @@ one entry per enclosing vmap, outermost first, saying which leaves carry that ba
 so the callback runs once per example, as in JAX.
 
 Passes keep the op because it only stands in an expression statement, which no pass
-drops (dead-code removal drops assignments; vmap's drop of unread op results checks
+drops (dead-code removal drops assignments: ir/specialize.py turns ``t = debug_callback(..)``
+into the statement and ``t = None``; vmap's drop of unread op results checks
 ``op.rules["effect"]``).
 """
 from ..ir import anno
@@ -36,9 +37,9 @@ def _numba_statement(emitter, node):
                    + ", " for a in anno.get(node, "operand_nodes")["args"])  # (types hold statics)
     params = {k: anno.get(v, "type").value for k, v in anno.get(node, "param_nodes").items()}
     callback = emitter.program.static_ref(params["callback"])
-    helper = [f"@_nb.njit(cache=True)",  # (no nogil: object mode holds the GIL)
+    helper = ["@_nb.njit(cache=True)",  # (no nogil: object mode holds the GIL)
               f"def _{callback}(args):",
-              f"    with _nb.objmode():",
+              "    with _nb.objmode():",
               f"        {callback}.from_numba(args, {emitter.literal(params.get('batched', ()))})"]
     if helper not in emitter.kernels:
         emitter.kernels.append(helper)
