@@ -449,6 +449,8 @@ def test_errors():
         jnp.vander(M)
     with pytest.raises(NotImplementedError, match="'raise' mode"):
         jnp.take(F32, I32, mode="raise")
+    with pytest.raises(NotImplementedError, match="'out' argument"):
+        jnp.take(F32, I32, out=F32)
     with pytest.raises(ValueError, match="invalid entry"):
         jnp.ravel_multi_index((I32, I32), (3, 3))
     with pytest.raises(TypeError, match="scalar arguments"):

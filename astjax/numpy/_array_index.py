@@ -30,7 +30,9 @@ def _index_dtype(x):
 # ---- take, put_along_axis -------------------------------------------------------------
 
 @static_helper
-def _take_args(ndim, axis, mode, kind):
+def _take_args(ndim, axis, mode, kind, out):
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     if kind not in "iu":
         raise TypeError("take(): indices must be an integer array")
     if mode is None:
@@ -71,7 +73,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if axis is None:
         a = jnp.ravel(a)
         axis = 0
-    mode, ax = _take_args(a.ndim, axis, mode, indices.dtype.kind)
+    mode, ax = _take_args(a.ndim, axis, mode, indices.dtype.kind, out)
     n = a.shape[ax]
     if mode == "wrap":
         i = jnp.remainder(indices, n)
