@@ -499,3 +499,10 @@ def test_copy_tree_is_deepcopy_of_an_ast():
     assert got.body[1].value is got.body[2].value and got.body[1].value is not shared
     assert anno.get(got.body[1].value, "type") == [1, 2]
     assert anno.get(got.body[1].value, "type") is not anno.get(shared, "type")
+
+
+def test_isinstance_tells_a_list_from_a_tuple():
+    def kinds(x):
+        return (isinstance([x], tuple), isinstance((x,), tuple), isinstance([x], list),
+                isinstance((x, x), list), isinstance([x, 1.0], (tuple, list)))
+    assert astjax.jit(kinds)(X) == kinds(X) == (False, True, True, False, True)

@@ -263,8 +263,6 @@ def _list_depth(xs, i):
 
 
 def _block_depth(xs):
-    # lists first: compiled code cannot tell a tuple from a list (both are sequences to
-    # isinstance), so there a tuple is taken as a list rather than refused
     if isinstance(xs, list):
         if isinstance(len(xs), int):
             if len(xs) == 0:

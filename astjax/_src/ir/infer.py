@@ -1127,14 +1127,15 @@ def _isinstance(self, node, args, kwargs):
     t, cls = args
     if isinstance(t, Static):
         return Static(isinstance(t.value, cls.value))
-    py = {ArrayType: (np.ndarray,), SequenceType: (tuple, list), ListType: (list,)}
     from ..runtime.array import Array
     if isinstance(t, ArrayType):
         kinds = (np.ndarray, Array, object)
     elif isinstance(t, TreeType):
         kinds = (t.node_type, object)
+    elif isinstance(t, (SequenceType, ListType)):
+        kinds = (tuple if getattr(t, "kind", "list") == "tuple" else list, object)
     else:
-        kinds = py.get(type(t), (object,))
+        kinds = (object,)
     classes = cls.value if isinstance(cls.value, tuple) else (cls.value,)
     value = any(issubclass(k, c) for k in kinds for c in classes)
     anno.set_(node, "folded", value)
