@@ -39,6 +39,8 @@ CASES = [
     ("xlog1py", lambda x: jss.xlog1py(x, x - 0.5), lambda x: sp.xlog1py(x, x - 0.5), POS,
      1e-13),
     ("betaln", lambda x: jss.betaln(x, 2.5), lambda x: sp.betaln(x, 2.5), POS[POS < 100], 1e-12),
+    ("i0e", jss.i0e, sp.i0e, np.concatenate([ANY, [0.0, 1e-300, 1e6]]), 1e-15),
+    ("i1e", jss.i1e, sp.i1e, np.concatenate([ANY, [0.0, 1e-300, 1e6]]), 4e-15),  # 12 ulps
     ("multigammaln", lambda x: jss.multigammaln(x + 2.0, 3),
      lambda x: np.array([sp.multigammaln(v + 2.0, 3) for v in x]), POS, 1e-13),
 ]
@@ -98,6 +100,10 @@ JAX_EDGES = [  # (function, input, JAX 0.10.2's values)
     (jss.entr, [-1.0, 0.0, 0.5, np.inf], [-np.inf, -0.0, 0.34657359027997264, -np.inf]),
     (jss.logit, [0.0, 1.0, 0.5, -1.0], [-np.inf, np.inf, 0.0, np.nan]),
     (jss.erfinv, [-1.0, 1.0, 0.0, 2.0], [-np.inf, np.inf, 0.0, np.nan]),
+    (jss.i0e, [-np.inf, -0.0, 0.0, 1e-300, 30.0, np.inf, np.nan],
+     [0.0, 1.0, 1.0, 1.0, 0.07314594648223728, 0.0, np.nan]),
+    (jss.i1e, [-np.inf, -0.0, 0.0, 1e-300, 30.0, np.inf, np.nan],
+     [-0.0, -0.0, 0.0, 5.000000000000001e-301, 0.07191633059864753, 0.0, np.nan]),
     (lambda x: jss.multigammaln(x, 3), [2.0, 3.5], [1.5963125911388554, 3.8958984821540388]),
     (lambda x: jss.xlogy(x, np.array([0.0, np.nan, 0.0, -1.0])), [0.0, 0.0, 1.0, 0.0],
      [0.0, np.nan, -np.inf, 0.0]),
@@ -144,6 +150,7 @@ GRAD_CASES = [
     (lambda x: jss.xlog1py(x + 1.0, x), [0.5]), (lambda x: jss.betaln(x, 2.0 * x), [0.4, 3.0]),
     (lambda x: jss.multigammaln(x, 2), [1.5, 4.0]),
     (lambda x: jss.logsumexp(x, b=x * x), [0.5, -1.0, 2.0]),
+    (jss.i0e, [-9.0, 0.5, 3.0, 40.0]), (jss.i1e, [-9.0, 0.5, 3.0, 40.0]),
 ]
 
 
@@ -180,6 +187,9 @@ def test_jax_derivative_conventions(x64):
     assert float(astjax.grad(jss.ndtri)(0.2)) == pytest.approx(3.5719143465773593, rel=1e-14)
     assert float(astjax.grad(jss.log_ndtr)(-30.0)) == pytest.approx(30.033259672197733,
                                                                     rel=1e-14)
+    assert float(astjax.grad(jss.i1e)(0.0)) == 0.5 and float(astjax.grad(jss.i0e)(0.0)) == 0.0
+    assert float(astjax.grad(astjax.grad(jss.i0e))(1.5)) == pytest.approx(0.1507621849858483,
+                                                                          rel=1e-14)
 
 
 def test_vmap():
