@@ -106,17 +106,51 @@ def value_check(x):
     return x
 
 
-def shape_check(x):
-    assert x.shape[0] > 0, "empty"  # ASSERT-SIZE
+def decided_by_a_value_from_sizes(x):
+    n = x.shape[0] * 2
+    if jnp.sum(x) > n:
+        m = 1
+    else:
+        m = n
+    if m > 3:
+        raise ValueError("m")  # RAISE-DERIVED
     return x
 
 
 @pytest.mark.parametrize("fn,tag", [(value_check, "RAISE-DYNAMIC"),
-                                    (shape_check, "ASSERT-SIZE")])
-def test_a_raise_on_a_run_time_path_is_a_located_error(fn, tag):
+                                    (decided_by_a_value_from_sizes, "RAISE-DERIVED")])
+def test_a_raise_on_a_path_array_values_decide_is_a_located_error(fn, tag):
     with pytest.raises(TypeCheckError, match="known at run time") as info:
         astjax.jit(fn)(A)
     assert info.value.lineno == line_of(tag)
+
+
+def same_size_sum(x, y):
+    assert x.ndim == 1
+    if x.shape != y.shape:
+        raise ValueError(f"shapes {x.shape} and {y.shape} differ")  # RAISE-SIZES
+    for i in range(x.shape[0]):
+        assert i < 5, f"row {i}: at most 5 rows"
+    return checked_sum(x + y)
+
+
+def test_checks_on_array_sizes_run_in_the_compiled_code():
+    # sizes are run-time values in astjax, known to JAX while tracing: the check runs when
+    # the code runs (it raised 'reached only when a value known at run time says so')
+    jitted = astjax.jit(same_size_sum)
+    assert float(jitted(A, B)) == float(2 * np.sum(A + B))
+    with pytest.raises(ValueError, match=r"shapes \(3,\) and \(4,\) differ") as info:
+        jitted(A, np.ones(4, np.float32))
+    assert f"{__file__}:{line_of('RAISE-SIZES')}" in str(info.value)
+    with pytest.raises(AssertionError, match="row 5: at most 5 rows"):
+        jitted(np.ones(6, np.float32), np.ones(6, np.float32))
+    np.testing.assert_allclose(astjax.grad(same_size_sum)(A, B), np.full(3, 2.0))
+    with pytest.raises(ValueError, match="differ"):
+        astjax.grad(same_size_sum)(A, np.ones(2, np.float32))
+    np.testing.assert_allclose(astjax.vmap(same_size_sum)(np.stack([A, B]), np.stack([B, A])),
+                               np.full(2, 2 * np.sum(A + B)))
+    with pytest.raises(AssertionError, match="row 5"):
+        astjax.vmap(same_size_sum)(np.ones((2, 6), np.float32), np.ones((2, 6), np.float32))
 
 
 def counter_check(x, bad):
@@ -303,11 +337,13 @@ def test_unpacking_needs_a_known_length_and_kwargs_stay_refused():
 
 
 def test_numba(numba_backend):
-    jitted = astjax.jit(lambda *xs: checked_sum(total(*xs)))
-    got = jitted(A, B)
+    jitted = astjax.jit(lambda x, *ys: same_size_sum(x, total(*ys)))
+    got = jitted(A, B, A)
     (compiled,) = jitted.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
-    assert float(got) == float(np.sum(A + B) * 2)
+    assert float(got) == float(np.sum(2 * A + B) * 2)
+    with pytest.raises(ValueError, match=r"shapes \(2,\) and \(3,\) differ"):
+        jitted(A[:2], B, A)
 
 
 VARARGS_MODULE = """

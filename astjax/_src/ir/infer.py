@@ -442,9 +442,31 @@ class FunctionTyper:
             return Static(value)
         if cmp in (gast.In, gast.NotIn):
             raise self.error(node, "'in' needs values known when the code is generated")
+        if cmp in (gast.Eq, gast.NotEq) and (isinstance(a, SequenceType) or
+                                             isinstance(b, SequenceType)):
+            return self.sequence_equal(node, a, b, cmp is gast.NotEq)
         op = REGISTRY[_CMPOPS[cmp]]
         return self.apply_op(node, op, {op.operands[0]: a, op.operands[1]: b}, {},
                              {op.operands[0]: node.left, op.operands[1]: node.comparators[0]})
+
+    def sequence_equal(self, node, a, b, negate):
+        """``x.shape == y.shape``: tuples of run-time ints, equal where every element is
+        (Python's element-by-element ``and``, in a generated function)."""
+        def length(t):
+            return len(t.elts) if isinstance(t, SequenceType) else \
+                len(t.value) if isinstance(t, Static) and isinstance(t.value, tuple) else None
+        if length(a) is None or length(b) is None:
+            raise self.error(node, f"cannot compare {a} with {b}")
+        if length(a) != length(b):
+            anno.set_(node, "folded", negate)
+            return Static(negate)
+        test = " and ".join([f"_a[{k}] == _b[{k}]" for k in range(length(a))]) or "True"
+        test = f"not ({test})" if negate else test
+        left, right = node.left, node.comparators[0]
+        node.__class__ = gast.Call  # (the node is that function's call from here on)
+        del node.left, node.ops, node.comparators
+        return self.call_generated(node, f"def tuple_equal(_a, _b):\n    return {test}\n",
+                                   [left, right], [a, b])
 
     def attribute(self, node, env):
         t = self.atom(node.value, env)
@@ -647,7 +669,12 @@ class FunctionTyper:
             name = source[len("def "):source.index("(")]
             helper = self.module.dict_setters[source] = from_source(
                 name, source, {}, self.parsed)
-        node.func = gast.Constant(value=helper, kind=None)
+            # a name that resolves to it in every function of the program (vmap prints a
+            # call of values it does not batch as source)
+            helper.ref = f"_astjax_{name}_{len(self.module.hoisted)}"
+            self.module.hoisted[helper.ref] = helper
+        node.func = gast.Name(id=helper.ref, ctx=gast.Load(), annotation=None,
+                              type_comment=None)
         node.args, node.keywords = list(passed), []
         return self.user_call(node, helper, list(types), {})
 

@@ -4,8 +4,11 @@ the user's exception now, at their line; one on a path that run-time values choo
 f-string of run-time values, is a located error (after unrolling a loop around, whose
 counter may be what decides, as JAX's tracing unrolls it).
 """
+import gast
+
 from ..errors import UserCodeError
-from ..frontend.checks import format_string, raise_marker
+from ..frontend.checks import (RAISE_NOW, exception_arguments, format_string,
+                               raise_at_run_time, raise_marker)
 from . import anno
 from .types import Static
 
@@ -14,36 +17,133 @@ _SIZES = ("array sizes (x.shape[0], len(x)) are run-time values too in astjax: o
 
 
 def type_raise(typer, node, args, kwargs):
-    if typer.dynamic:
+    # a check made at run time (below) once typed: its callback is its first argument
+    rewritten = bool(node.args) and getattr(node.args[0], "id", None) == RAISE_NOW
+    args = args[1:] if rewritten else args
+    if typer.dynamic and not all(_decided_by_sizes(typer, d) for d in typer.dynamic):
         decider = typer.dynamic[-1]
         error = typer.error(node, f"this raise (or failing assert) is reached only when a "
                             f"value known at run time says so (line {decider.lineno}); "
                             f"astjax runs raise and assert while it generates code, on "
-                            f"values known then (ndim, dtype, static arguments), as JAX "
-                            f"does while tracing, and has no checkify: move the check out "
-                            f"of the transformed function ({_SIZES})")
+                            f"values known then (ndim, dtype, shapes, static arguments), "
+                            f"as JAX does while tracing, and has no checkify: move the "
+                            f"check out of the transformed function")
         typer.unroll_a_loop_around(error)
         raise error
-    anno.set_(node, "folded", None)
     if not args:  # the marker before the exception's message is computed
+        anno.set_(node, "folded", None)
         return Static(None)
-    values = list(args) + list(kwargs.values())
-    late = next((t for t in values if not isinstance(t, Static)), None)
-    if late is not None:
-        raise typer.error(node, f"the exception raised here is built from a value known only "
-                          f"at run time ({late}); use values known while the code is "
-                          f"generated (ndim, dtype, static arguments; {_SIZES})")
-    cause, make, *rest = [a.value for a in args]
-    try:
-        exc = make(*rest, **{k: v.value for k, v in kwargs.items()})
-    except Exception as e:  # as Python: building the exception raised
-        raise typer.error(node, f"building the exception raised here raised "
-                          f"{type(e).__name__}: {e}") from None
-    exc = _instance(typer, node, exc)
+    if typer.dynamic or not all(isinstance(t, Static) for t in args):
+        # decided by array sizes (JAX knows them while tracing, astjax when the code runs),
+        # or a message of run-time values (x.shape): raised by the compiled code
+        return _at_run_time(typer, node, args, kwargs, rewritten)
+    cause, make, layout, *rest = [a.value for a in args]
+    exc = _build(typer, node, make, exception_arguments(layout, rest),
+                 {k: v.value for k, v in kwargs.items()})
     located = _located(typer, node, exc)
     if cause is not None:
         located.__cause__ = _instance(typer, node, cause)
     raise located
+
+
+def _build(typer, node, make, args, kwargs):
+    try:
+        exc = make(*args, **kwargs)
+    except Exception as e:  # as Python: building the exception raised
+        raise typer.error(node, f"building the exception raised here raised "
+                          f"{type(e).__name__}: {e}") from None
+    return _instance(typer, node, exc)
+
+
+def _at_run_time(typer, node, args, kwargs, rewritten):
+    from ..debugging import debug_callback, lower_call
+    if kwargs or not all(isinstance(t, Static) for t in args[:3]):
+        raise typer.error(node, "a check on array sizes runs when the code runs: its "
+                          "exception class and cause must be constants, with positional "
+                          "arguments only")
+    if not rewritten:
+        node.args.insert(0, gast.Name(id=RAISE_NOW, ctx=gast.Load(), annotation=None,
+                                      type_comment=None))
+        anno.set_(node.args[0], "type", Static(raise_at_run_time))
+    return lower_call(typer, node, debug_callback, [Static(raise_at_run_time)] + list(args),
+                      {})
+
+
+_SIZE_ATTRS = {"shape", "ndim", "size", "dtype"}
+
+
+def _decided_by_sizes(typer, decider):
+    """Whether ``decider`` (an if or loop that run time decides) tests only values JAX
+    knows while tracing: array sizes, and values computed from them and constants."""
+    static = getattr(typer, "_size_names", None)
+    if static is None:
+        static = typer._size_names = _size_names(typer.fdef, typer.arg_types)
+    tests = decider.iter.args if isinstance(decider, gast.For) else [decider.test]
+    return all(_is_static(t, static) for t in tests)
+
+
+def _size_names(fdef, arg_types):
+    """Local names that hold only values computed from array sizes, shapes, constants and
+    static arguments, on paths those decide (a fixed point, flow-insensitive)."""
+    assigns, locals_ = [], {a.id for a in fdef.args.args}
+
+    def walk(stmts, control):
+        for s in stmts:
+            if isinstance(s, gast.Assign):
+                assigns.append((s.targets[0].id, s.value, control))
+            elif isinstance(s, gast.If):
+                walk(s.body, control + [s.test])
+                walk(s.orelse, control + [s.test])
+            elif isinstance(s, gast.For):
+                assigns.append((s.target.id, gast.Tuple(elts=s.iter.args, ctx=gast.Load()),
+                                control))
+                walk(s.body, control + list(s.iter.args))
+            elif isinstance(s, gast.While):
+                walk(s.body, control + [s.test])
+    walk(fdef.body, [])
+    locals_ |= {name for name, _, _ in assigns}
+    static = {a.id for a, t in zip(fdef.args.args, arg_types) if isinstance(t, Static)}
+    static |= {name for name, _, _ in assigns}
+    known = lambda n: _is_static(n, static, locals_)  # noqa: E731
+    changed = True
+    while changed:
+        changed = False
+        for name, value, control in assigns:
+            if name in static and not (known(value) and all(known(c) for c in control)):
+                static.discard(name)
+                changed = True
+    return static, locals_
+
+
+def _is_static(node, static, locals_=None):
+    if locals_ is None:
+        static, locals_ = static
+    rec = lambda n: n is None or _is_static(n, static, locals_)  # noqa: E731
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.Name):
+        return node.id in static or node.id not in locals_  # (a global: a constant)
+    if isinstance(node, gast.Attribute):
+        return node.attr in _SIZE_ATTRS or rec(node.value)
+    if isinstance(node, gast.Slice):
+        return rec(node.lower) and rec(node.upper) and rec(node.step)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return all(rec(e) for e in node.elts)
+    if isinstance(node, gast.Subscript):
+        return rec(node.value) and rec(node.slice)
+    if isinstance(node, gast.BinOp):
+        return rec(node.left) and rec(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return rec(node.operand)
+    if isinstance(node, gast.Compare):
+        return rec(node.left) and all(rec(c) for c in node.comparators)
+    if isinstance(node, gast.Call):
+        if isinstance(node.func, gast.Name) and node.func.id == "len" and \
+                node.func.id not in locals_:
+            return True  # (the length of anything is static in JAX)
+        return rec(node.func) and all(rec(a) for a in node.args) and \
+            all(rec(k.value) for k in node.keywords)
+    return False
 
 
 def _instance(typer, node, exc):
