@@ -274,6 +274,23 @@ def test_transforms_of_a_varargs_function():
                                np.stack([2 * A, A + B]))
 
 
+def listed(x, *ys):
+    parts = list((x,) + ys)
+    back = tuple(parts)
+    return jnp.sum(back[0] * back[1]) + len(list(ys[1:]))
+
+
+def test_list_and_tuple_of_a_tuple_differentiate():
+    # jnp.meshgrid returns list(grids): grad raised 'astjax cannot differentiate this
+    # statement yet'
+    assert float(astjax.jit(listed)(A, B)) == float(np.sum(A * B))
+    np.testing.assert_allclose(astjax.grad(listed)(A, B), B)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(listed, argnums=1))(
+        np.stack([A, B]), np.stack([B, A])), np.stack([A, B]))
+    primal, tangent = astjax.jvp(listed, (A, B), (B, A))
+    assert float(tangent) == float(np.sum(B * B + A * A))
+
+
 def calls_with_star(x, y):
     ys = (y, y * 2)
     pair = [x, y]

@@ -1172,6 +1172,12 @@ def _isinstance(self, node, args, kwargs):
 def _tuple_of(kind):
     def fn(self, node, args, kwargs):
         (t,) = args
+        if isinstance(t, SequenceType) and t.elts:
+            # a display of its elements (a generated function), which every transform reads
+            items = ", ".join(f"_s[{k}]" for k in range(len(t.elts)))
+            display = f"[{items}]" if kind == "list" else f"({items},)"
+            return self.call_generated(node, f"def as_{kind}(_s):\n    return {display}\n",
+                                       [node.args[0]], [t])
         if isinstance(t, SequenceType):
             return SequenceType(t.elts, kind)
         if isinstance(t, Static):
