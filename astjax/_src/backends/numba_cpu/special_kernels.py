@@ -14,6 +14,27 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
 
 
+# the double nearest psi's positive root, and psi there (SciPy's constants)
+_ROOT = 1.4616321449683623
+_PSI_AT_ROOT = -9.2412655217294275e-17
+
+
+@njit(**_OPTIONS)
+def _digamma_near_root(x):
+    """psi(x) = psi(x0) + sum over n >= 1 of (-1)^(n+1) zeta(n+1, x0) (x - x0)^n, as SciPy
+    does within 0.3 of the root x0: the recurrence would cancel there."""
+    dx = x - _ROOT  # exact (Sterbenz)
+    total = _PSI_AT_ROOT
+    power = -1.0
+    for n in range(1, 100):
+        power *= -dx
+        term = power * hurwitz_zeta(n + 1.0, _ROOT)
+        total += term
+        if abs(term) < _MACHEP * abs(total):
+            break
+    return total
+
+
 @njit(**_OPTIONS)
 def digamma(x):
     x = float(x)
@@ -23,6 +44,8 @@ def digamma(x):
         return math.inf
     if x <= 0.0 and math.floor(x) == x:
         return math.nan  # poles, as JAX
+    if abs(x - _ROOT) < 0.3:
+        return _digamma_near_root(x)
     shift = 0.0
     if x < 0.0:  # psi(x) = psi(1 - x) - pi / tan(pi x)
         shift = -math.pi / math.tan(math.pi * (x - math.floor(x + 0.5)))  # exact residue
