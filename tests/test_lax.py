@@ -496,8 +496,8 @@ def grad_reading_its_enclosing_argument(a, x):
     return astjax.grad(lambda y: jnp.sin(a * y) * a)(x)  # a ** 2 * cos(a * x)
 
 
-def jit_of_capturing_lambda(x, w):
-    return astjax.jit(lambda v: v * w)(x)
+def custom_jvp_of_capturing_lambda(x, w):
+    return astjax.custom_jvp(lambda v: v * w)(x)
 
 
 def test_transform_of_a_capturing_closure():
@@ -521,11 +521,11 @@ def test_transform_of_a_capturing_closure():
     np.testing.assert_allclose(da, 2 * a * np.cos(a * x) - a * a * x * np.sin(a * x),
                                rtol=1e-5)
     np.testing.assert_allclose(dx, -a ** 3 * np.sin(a * x), rtol=1e-5)
-    # other transforms of such a closure are still a located error
-    with pytest.raises(TypeError, match="jit\\(\\) of a nested function that uses variables") \
-            as info:
-        astjax.jit(jit_of_capturing_lambda)(X, np.float32(2.0))
-    assert info.value.lineno == line_of(jit_of_capturing_lambda, "astjax.jit")
+    # custom_jvp of such a closure is still a located error
+    with pytest.raises(TypeError, match="custom_jvp\\(\\) of a nested function that uses "
+                       "variables") as info:
+        astjax.jit(custom_jvp_of_capturing_lambda)(X, np.float32(2.0))
+    assert info.value.lineno == line_of(custom_jvp_of_capturing_lambda, "astjax.custom_jvp")
 
 
 def vmap_of_capturing_lambda(xs, c):

@@ -306,6 +306,24 @@ def _static_function(fun_t, name):
     return fun_t.value
 
 
+def _function_and_closure(fun_t, name, n_primals):
+    """(the function to transform, the types of the arguments that come before the
+    primals). A closure (a nested function that captured run-time values) is its lifted
+    function, whose first argument, the closure tuple, the transform takes as a constant of
+    its own (a zero tangent, no cotangent returned) while an outer derivative reaches the
+    captured values through it, as JAX's (ir/closure_transforms.py does the same for grad)."""
+    from ..errors import TypeCheckError
+    from ..ir.infer import closure_function
+    lifted = closure_function(fun_t)
+    if lifted is None:
+        return _static_function(fun_t, name), ()
+    n = len(lifted.fdef.args.args) - 1  # (a nested function has no defaults or *args)
+    if n != n_primals:
+        raise TypeCheckError(f"{name}: the function takes {n} argument{'s' * (n != 1)}, got "
+                             f"{n_primals} primal{'s' * (n_primals != 1)}")
+    return lifted, (fun_t,)
+
+
 def _vjp_in_compiled_code(arg_types, program):
     """``vjp(f, *primals, has_aux=)`` inside jit/grad/vmap: f's output and a nested
     ``pullback(g)`` that calls f's generated ``*_vjp``. That reruns f's forward sweep (the
@@ -313,25 +331,33 @@ def _vjp_in_compiled_code(arg_types, program):
     from ..errors import TypeCheckError
     from ..frontend.synthetic import from_source
     fun_t, *primal_types, has_aux_t = arg_types
-    fun = _static_function(fun_t, "vjp")
     if not isinstance(has_aux_t, Static):
         raise TypeCheckError("vjp: has_aux must be a constant")
     has_aux = bool(has_aux_t.value)
-    spec = _inner_spec(Transformed(fun), tuple(primal_types), program)
+    fun, closure = _function_and_closure(fun_t, "vjp", len(primal_types))
+    spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     names = [f"p{k}" for k in range(len(primal_types))]
     primals = ", ".join(names)
     seed = "(g, None)" if has_aux else "g"
     result = "out[0], pullback, out[1]" if has_aux else "out, pullback"
+    n = len(closure)
+    # (the closure's cotangent is left out)
+    cotangents = "r[1]" if not n else \
+        "(" + "".join(f"r[1][{k + n}], " for k in range(len(names))) + ")"
     source = (f"def {spec.name}_vjp_call(fun, {primals}, has_aux=False):\n"
               f"    out = fun({primals})\n"
               f"    def pullback(g):\n"
-              f"        return _vjp({primals}, {seed})[1]\n"
+              f"        r = _vjp({'fun, ' * n}{primals}, {seed})\n"
+              f"        return {cotangents}\n"
               f"    return {result}\n")
+    wrt = range(n, n + len(names)) if n else None
     return from_source(f"{spec.name}_vjp_call", source,
-                       {"_vjp": vjp_function(spec, {0} if has_aux else None)}, spec.parsed)
+                       {"_vjp": vjp_function(spec, {0} if has_aux else None, wrt)},
+                       spec.parsed)
 
 
 vjp.function_for = _vjp_in_compiled_code
+vjp._astjax_takes_closures = True  # (of a closure too: _function_and_closure)
 
 
 # --- forward mode and Jacobians ---------------------------------------------------------------
@@ -469,16 +495,21 @@ def _jvp_in_compiled_code(arg_types, program):
     if len(primal_types) != len(tangent_types):
         raise TypeCheckError(f"jvp: {len(primal_types)} primals but {len(tangent_types)} "
                              f"tangents")
-    spec = _inner_spec(Transformed(_static_function(fun_t, "jvp")), primal_types, program)
+    fun, closure = _function_and_closure(fun_t, "jvp", len(primal_types))
+    spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     n = len(primal_types)
-    args = [f"primals[{k}]" for k in range(n)] + [f"tangents[{k}]" for k in range(n)]
+    from . import adlib
+    namespace = {"_jvp": jvp_function(spec, program), "_ajx": adlib}
+    zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
+    args = ["fun"] * len(closure) + [f"primals[{k}]" for k in range(n)] + zero + \
+        [f"tangents[{k}]" for k in range(n)]
     source = (f"def {spec.name}_jvp_call(fun, primals, tangents):\n"
               f"    return _jvp({', '.join(args)})\n")
-    return from_source(f"{spec.name}_jvp_call", source,
-                       {"_jvp": jvp_function(spec, program)}, spec.parsed)
+    return from_source(f"{spec.name}_jvp_call", source, namespace, spec.parsed)
 
 
 jvp.function_for = _jvp_in_compiled_code
+jvp._astjax_takes_closures = True
 
 
 def linearize(fun, *primals):
@@ -517,16 +548,20 @@ def _linearize_in_compiled_code(arg_types, program):
     calling f's generated ``*_jvp`` (each call reruns f's forward statements)."""
     from ..frontend.synthetic import from_source
     fun_t, *primal_types = arg_types
-    spec = _inner_spec(Transformed(_static_function(fun_t, "linearize")), tuple(primal_types),
-                       program)
+    fun, closure = _function_and_closure(fun_t, "linearize", len(primal_types))
+    spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     names = [f"p{k}" for k in range(len(primal_types))]
     tangents = [f"t{k}" for k in range(len(primal_types))]
+    from . import adlib
+    namespace = {"_jvp": jvp_function(spec, program), "_ajx": adlib}
+    zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
+    args = ["fun"] * len(closure) + names + zero + tangents
     source = (f"def {spec.name}_linearize_call(fun, {', '.join(names)}):\n"
               f"    def f_jvp({', '.join(tangents)}):\n"
-              f"        return _jvp({', '.join(names + tangents)})[1]\n"
+              f"        return _jvp({', '.join(args)})[1]\n"
               f"    return fun({', '.join(names)}), f_jvp\n")
-    return from_source(f"{spec.name}_linearize_call", source,
-                       {"_jvp": jvp_function(spec, program)}, spec.parsed)
+    return from_source(f"{spec.name}_linearize_call", source, namespace, spec.parsed)
 
 
 linearize.function_for = _linearize_in_compiled_code
+linearize._astjax_takes_closures = True

@@ -1,5 +1,7 @@
-"""``vmap(g)`` or ``grad(g)`` in compiled code, of a nested function ``g`` that captured
-run-time values (JAX's ``vmap(lambda x: vmap(lambda y: f(x, y))(xs))(xs)``).
+"""``vmap(g)``, ``grad(g)``, ``checkpoint(g)``, ``jit(g)``, ... in compiled code, of a nested
+function ``g`` that captured run-time values (JAX's
+``vmap(lambda x: vmap(lambda y: f(x, y))(xs))(xs)``). (``jvp``, ``vjp`` and ``linearize``,
+which take the primals with ``g``, take the closure as it is: ad/api.py.)
 
 The transform is built when code is generated, while the captured values exist only at
 run time, so it is built of ``g``'s lifted function, whose first parameter is the closure
@@ -33,7 +35,8 @@ def _transform_kwargs(name, n_params, args, kwargs):
     """(the transform, its arguments for the lifted function)."""
     import inspect
     factory = _factories()[name]
-    signature = inspect.signature(factory.__call__ if name == "vmap" else factory)
+    signature = inspect.signature(factory.__call__ if name in ("vmap", "checkpoint")
+                                  else factory)
     bound = signature.bind(None, *args, **kwargs)
     bound.apply_defaults()
     params = dict(bound.arguments)
@@ -46,6 +49,10 @@ def _transform_kwargs(name, n_params, args, kwargs):
         if not isinstance(in_axes, tuple):  # one spec for every argument
             in_axes = (in_axes,) * n_params
         params["in_axes"] = (None,) + in_axes
+    elif name == "jit":  # inside compiled code, a call as any other (as JAX inlines it)
+        return (lambda fun: fun), {}
+    elif name == "checkpoint":
+        params["static_argnums"] = _shift(params["static_argnums"])
     else:
         params["argnums"] = _shift(params["argnums"])
     return factory, params
@@ -54,7 +61,7 @@ def _transform_kwargs(name, n_params, args, kwargs):
 def closure_of_transform(target, closure_fn, n_captured, args, kwargs):
     """(the new lifted function, the rebinder) for ``target(g, *args, **kwargs)`` with g a
     closure of ``closure_fn``; None when ``target`` is not vmap, grad, value_and_grad,
-    jacrev, jacfwd or hessian."""
+    jacrev, jacfwd, hessian, checkpoint or jit."""
     name = _factory_name(target)
     if name is None:
         return None
@@ -86,9 +93,11 @@ def _shared(fn):
 def _factories():
     from ..ad.api import grad, value_and_grad  # (imported late: they import this package)
     from ..ad.jacobian import hessian, jacfwd, jacrev
+    from ..ad.checkpoint import checkpoint
+    from ..api import jit
     from ..batching.api import vmap
     return {"vmap": vmap, "grad": grad, "value_and_grad": value_and_grad, "jacrev": jacrev,
-            "jacfwd": jacfwd, "hessian": hessian}
+            "jacfwd": jacfwd, "hessian": hessian, "checkpoint": checkpoint, "jit": jit}
 
 
 def _factory_name(target):
