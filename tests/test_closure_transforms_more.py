@@ -2,7 +2,7 @@
 uses the enclosing function's variables (grad, vmap, ... of one: tests/test_lax.py). Each
 was the located error 'jvp() of a nested function that uses variables of the enclosing
 function cannot be compiled yet'. Expected values are JAX 0.10.2's (jax.jit and jax.grad
-of the same programs), and finite differences."""
+of the same programs), and finite differences. Also print_saved_residuals, at the end."""
 import inspect
 
 import numpy as np
@@ -171,3 +171,59 @@ def test_numba(numba_backend):
     astjax.config.update("astjax_jit_backend", "python")
     np.testing.assert_allclose(got, astjax.jit(astjax.grad(all_five))(X), rtol=1e-5)
 
+
+# --- print_saved_residuals --------------------------------------------------------------------
+
+def residual_example(x, w):
+    y = jnp.sin(x * w)
+    z = jnp.dot(y, w)
+    return jnp.tanh(z) + 2.0
+
+
+def residual_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + jnp.sum(jnp.cos(x) * x)
+    return s
+
+
+def _residual_callee(v):
+    return jnp.sum(jnp.exp(v) * v)
+
+
+def residual_call(x):
+    return _residual_callee(jnp.sin(x)) * 2.0
+
+
+def test_print_saved_residuals(capsys):
+    from astjax.ad_checkpoint import print_saved_residuals
+    x, w = np.float32([1, 2, 3]), np.float32([0.1, 0.2, 0.3])
+    print_saved_residuals(residual_example, x, w)
+    at = lambda text: f"from {__file__}:{line_of(residual_example, text)} (residual_example)"
+    assert capsys.readouterr().out.splitlines() == [
+        "f32[3] from the argument x",
+        "f32[3] from the argument w",
+        f"f32[3] output of mul {at('jnp.sin')}",
+        f"f32[3] output of sin {at('jnp.sin')}",
+        f"f32[] output of dot {at('jnp.dot')}",
+        f"f32[] output of tanh {at('jnp.tanh')}",
+        f"f32[] output of add {at('jnp.tanh')}",
+    ]
+    # checkpoint(f) keeps only its arguments, as JAX's prints
+    print_saved_residuals(astjax.checkpoint(residual_example), x, w)
+    assert capsys.readouterr().out.splitlines() == ["f32[3] from the argument x",
+                                                    "f32[3] from the argument w"]
+    # a loop's tapes: a value per trip
+    print_saved_residuals(residual_loop, x)
+    out = capsys.readouterr().out.splitlines()
+    loop = f"{__file__}:{line_of(residual_loop, 'for i')}"
+    cos = f"output of cos from {__file__}:{line_of(residual_loop, 'jnp.cos')} (residual_loop)"
+    assert [f"f32[3] {cos}, trip {k} of the loop at {loop}" for k in range(3)] == \
+        [line for line in out if "output of cos" in line]
+    assert out[-1] == f"i32[] the trip count of the loop at {loop}"
+    # a callee's output and what its own backward sweep reads
+    print_saved_residuals(residual_call, x)
+    at = f"from {__file__}:{line_of(residual_call, '_residual_callee(')} (residual_call)"
+    out = capsys.readouterr().out.splitlines()
+    assert f"f32[] output of _residual_callee {at}" in out
+    assert out.count(f"f32[3] saved by _residual_callee, called {at}") == 2
