@@ -195,6 +195,14 @@ def residual_call(x):
     return _residual_callee(jnp.sin(x)) * 2.0
 
 
+def residual_branch(x, flag):
+    if flag > 0:
+        y = jnp.sin(x)
+    else:
+        y = jnp.cos(x)
+    return jnp.sum(y * y)
+
+
 def test_print_saved_residuals(capsys):
     from astjax.ad_checkpoint import print_saved_residuals
     x, w = np.float32([1, 2, 3]), np.float32([0.1, 0.2, 0.3])
@@ -227,3 +235,8 @@ def test_print_saved_residuals(capsys):
     out = capsys.readouterr().out.splitlines()
     assert f"f32[] output of _residual_callee {at}" in out
     assert out.count(f"f32[3] saved by _residual_callee, called {at}") == 2
+    # a value set in either branch: both, as either may have run
+    print_saved_residuals(residual_branch, x, np.float32(1))
+    at = lambda text: f"from {__file__}:{line_of(residual_branch, text)} (residual_branch)"
+    assert f"f32[3] output of sin {at('jnp.sin')} or output of cos {at('jnp.cos')}" in \
+        capsys.readouterr().out.splitlines()

@@ -36,6 +36,11 @@ class _ForwardSweep:
         self.spec = program.specialize(fn, arg_types)
         split = split_vjp_functions(self.spec)
         if split is None:  # a checkpoint or custom rule: the backward sweep starts again
+            if not (getattr(self.spec.fn, "checkpoint", False) or
+                    getattr(self.spec.fn, "custom_rule", None) is not None):
+                raise NotImplementedError(
+                    f"print_saved_residuals: the derivative of {fn.__name__} is not split "
+                    f"into a forward and a backward sweep, so astjax cannot list its residuals")
             return fn
         self.fwd, self.bwd = split
         return self.fwd
@@ -65,9 +70,10 @@ def saved_residuals(f, *args, **kwargs):
     for name, value in zip(names, out[1]):
         text = where.describe(name)
         # a tape holds one value per trip; a callee's residuals are a tuple
-        trips = enumerate(value) if isinstance(value, list) else [(None, value)]
+        loop = where.loop_of(name)  # (None: a tape pushed in a branch, not in a loop)
+        trips = enumerate(value) if isinstance(value, list) and loop else [(None, value)]
         for k, v in trips:
-            at = "" if k is None else f", trip {k} of the loop at {where.loop_of(name)}"
+            at = "" if k is None else f", trip {k} of the loop at {loop}"
             saved += [(leaf, text + at) for leaf in tree_util.tree_leaves(v)]
     return saved
 
@@ -116,7 +122,7 @@ class _Describer:
 
     def loop_of(self, tape):
         loop = self.loops.get(tape)
-        return f"{self.filename}:{loop.lineno}" if loop is not None else "?"
+        return f"{self.filename}:{loop.lineno}" if loop is not None else None
 
     def describe(self, name):
         if name in self.appended:  # a tape: what was pushed
@@ -128,10 +134,13 @@ class _Describer:
         stmts = self.assigned.get(name)
         if not stmts:
             return f"the value {name}"
-        s = stmts[-1]
-        v = s.value
         if name.startswith("trips") and len(stmts) > 1:
             return f"the trip count of the loop at {self.loop_of(name)}"
+        # (set in several places, in branches: each, as the run may have taken either)
+        return " or ".join(dict.fromkeys(self._describe(name, s) for s in stmts))
+
+    def _describe(self, name, s):
+        v = s.value
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and \
                 isinstance(v.slice, gast.Constant) and v.slice.value in (0, 1):
             call = self.assigned.get(v.value.id, [None])[-1]
