@@ -1,6 +1,7 @@
 """Programs astjax must reject with a located error. Line numbers are asserted by search."""
 import numpy as np
 
+import astjax
 import astjax.numpy as jnp
 
 COUNTER = 0
@@ -76,3 +77,7 @@ def select_of_unequal_lists(x):
 
 def float_indices(x):
     return jnp.take_along_axis(x, x, 0)  # MARK take-along
+
+
+def jvp_with_two_primals(x):
+    return astjax.jvp(lambda y: jnp.sin(y), (x, x), (x, x))[1]  # MARK jvp-primals

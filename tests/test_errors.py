@@ -31,6 +31,7 @@ def mark_line(tag):
     # checks inside astjax's own Python-written functions name the user's call
     (B.select_of_unequal_lists, "select", ValueError, "condlist must have length"),
     (B.float_indices, "take-along", TypeError, "indices must be an integer array"),
+    (B.jvp_with_two_primals, "jvp-primals", TypeError, "takes 1 argument, got 2"),
 ])
 def test_located_errors(fn, tag, cls, words):
     with pytest.raises(cls) as info:

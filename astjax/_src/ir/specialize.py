@@ -69,7 +69,9 @@ class Program:
         anf = hoist_captured_trees(anf, spec.parsed, self)
         n_params = len(anf.args.args)
         if len(arg_types) != n_params:
-            raise TypeError(f"{fn.__name__}() takes {n_params} arguments, got {len(arg_types)}")
+            plural = "s" * (n_params != 1)
+            raise TypeCheckError(f"{fn.__name__}() takes {n_params} argument{plural}, got "
+                                 f"{len(arg_types)}")  # at the call, in compiled code
         spec.typing = True
         passes = unrolled = 0
         while passes < 3:  # each pass peels the loops whose carried variables widen
