@@ -14,7 +14,8 @@ import numpy as np
 
 import astjax.numpy as jnp
 
-from .._src.ir.types import Static
+from .._src import dtypes
+from .._src.ir.types import SequenceType, Static
 from .._src.lax.common import LaxFunction
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
@@ -66,6 +67,12 @@ def _first_true(mask, size):
     valid = k < jnp.sum(mask)
     idx = order[jnp.minimum(k, jnp.maximum(n - 1, 0))]
     return jnp.where(valid, idx, jnp.zeros_like(idx)), valid
+
+
+@static_helper
+def _index_dtype():
+    """The default int (int64 with 64-bit types on), JAX's dtype for indices."""
+    return dtypes.canonicalize_dtype(np.dtype(np.int64))
 
 
 # ---- membership ---------------------------------------------------------------------
@@ -182,8 +189,9 @@ def unique_all(x, *, size=None, fill_value=None):
 
 def _min_fill(vals, valid, fill_value):
     """JAX's padding of the set functions: ``fill_value``, else the smallest result."""
-    if fill_value is None:  # the first value is the smallest (none: 0)
-        head = jnp.concatenate((vals[:1], jnp.zeros(1, vals.dtype)))[0]
+    if fill_value is None:  # the first value is the smallest (no result: 0)
+        first = jnp.where(valid[:1], vals[:1], jnp.zeros_like(vals[:1]))
+        head = jnp.concatenate((first, jnp.zeros(1, vals.dtype)))[0]
         return jnp.where(valid, vals, head)
     return _filled(vals, valid, fill_value)
 
@@ -380,20 +388,48 @@ def argpartition(a, kth, axis=-1):
     return jnp.moveaxis(out, -1, ax)
 
 
-def lexsort(keys, axis=-1):
-    """The indices that sort by the last key, ties broken by the one before, and so on
-    (stably), along ``axis``. ``keys``: a 2-D array (one key per row) or a sequence of
-    arrays of one shape (stacked, so in their promoted dtype)."""
+def _lexsort_by(key, idx, ax):
+    """``idx`` (the order so far, along the last axis) sorted stably by ``key``."""
+    cur = take_along_axis(jnp.moveaxis(key, ax, -1), idx, -1)
+    return take_along_axis(idx, jnp.argsort(cur, axis=-1), -1)
+
+
+def _lexsort_keys(keys, i, idx, ax):
+    if i == len(keys):
+        return idx
+    return _lexsort_keys(keys, i + 1, _lexsort_by(jnp.asarray(keys[i]), idx, ax), ax)
+
+
+def _lexsort_sequence(keys, axis=-1):
+    """lexsort of a tuple or list of keys, each sorted in its own dtype, as JAX."""
+    k0 = jnp.asarray(keys[0])
+    if k0.ndim == 0:
+        return jnp.zeros((), _index_dtype())
+    ax = _normalize_axis(axis, k0.ndim, "lexsort")
+    n = k0.shape[ax]
+    idx = jnp.broadcast_to(jnp.arange(n), jnp.moveaxis(k0, ax, -1).shape)
+    return jnp.moveaxis(_lexsort_keys(keys, 0, idx, ax), -1, ax)
+
+
+def _lexsort_array(keys, axis=-1):
+    """lexsort of the rows of an array (their number known only at run time: a loop)."""
     k = jnp.asarray(keys)
     if k.ndim == 1:
-        return jnp.zeros((), np.int32)
+        return jnp.zeros((), _index_dtype())
     ax = _normalize_axis(axis, k.ndim - 1, "lexsort")
-    k = jnp.moveaxis(k, ax + 1, -1)
-    idx = jnp.broadcast_to(jnp.arange(k.shape[-1]), k.shape[1:])
-
-    def step(i, idx):  # sort stably by key i, the keys before it already in order
-        cur = take_along_axis(k[i], idx, -1)
-        return take_along_axis(idx, jnp.argsort(cur, axis=-1), -1)
-
-    idx = fori_loop(0, k.shape[0], step, idx)
+    idx = jnp.broadcast_to(jnp.arange(k.shape[ax + 1]), jnp.moveaxis(k[0], ax, -1).shape)
+    idx = fori_loop(0, k.shape[0], lambda i, idx: _lexsort_by(k[i], idx, ax), idx)
     return jnp.moveaxis(idx, -1, ax)
+
+
+def _lexsort_eager(keys, axis=-1):
+    """The indices that sort by the last key, ties broken by the one before, and so on
+    (stably), along ``axis``; ``keys``: a sequence of arrays of one shape or a 2-D array
+    (one key per row)."""
+    if isinstance(keys, (tuple, list)):
+        return _lexsort_sequence(keys, axis)
+    return _lexsort_array(keys, axis)
+
+
+lexsort = LaxFunction(_lexsort_eager, lambda keys_t, axis_t: _lexsort_sequence
+                      if isinstance(keys_t, SequenceType) else _lexsort_array)

@@ -8,14 +8,13 @@ import numpy as np
 
 import astjax.numpy as jnp
 
-from .._src import dtypes
 from .._src.lax.common import LaxFunction
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._composites import _inexact, _is_bool, _to_inexact, nanmean
 from ._composites2 import convolve, searchsorted
 from ._setops import (  # noqa: F401  (exported)
-    _checked_size, _promote, _result_size, argpartition, argwhere, compress, extract,
+    _checked_size, _index_dtype, _promote, _result_size, argpartition, argwhere, compress, extract,
     flatnonzero, intersect1d, isin, lexsort, nonzero, partition, setdiff1d, setxor1d, union1d,
     unique, unique_all, unique_counts, unique_inverse, unique_values)
 from ._sorting import _normalize_axis
@@ -132,11 +131,6 @@ def _check_bincount(kind, ndim, minlength):
     return _checked_size(minlength, "bincount")
 
 
-@static_helper
-def _default_int():
-    return dtypes.canonicalize_dtype(np.dtype(np.int64))
-
-
 def bincount(x, weights=None, minlength=0, length=None):
     """The number of times each value 0, 1, ... occurs in the non-negative ints ``x`` (or
     the sum of their ``weights``), as ``jnp.bincount``: negative values count as 0, values
@@ -147,7 +141,7 @@ def bincount(x, weights=None, minlength=0, length=None):
     need = jnp.max(jnp.concatenate((x + 1, jnp.full((1,), minlength, x.dtype))))
     length = _result_size(need, length, "bincount")
     if weights is None:
-        w = jnp.ones(x.shape, _default_int())
+        w = jnp.ones(x.shape, _index_dtype())
     else:
         w = jnp.asarray(weights)
     idx = jnp.clip(x, 0, length)  # past the end: an extra bin, dropped
@@ -187,7 +181,10 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     same = lo == hi
     lo = jnp.where(same, lo - 0.5, lo)
     hi = jnp.where(same, hi + 0.5, hi)
-    return jnp.linspace(lo, hi, num, dtype=dt)
+    # JAX's linspace, written out (jnp.linspace has no Numba lowering): lo (1 - t) + hi t
+    # at t = i / bins, and hi itself last
+    t = (jnp.arange(num - 1) / (num - 1)).astype(dt)
+    return jnp.concatenate((lo * (1 - t) + hi * t, jnp.reshape(hi, (1,))))
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
