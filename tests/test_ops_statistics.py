@@ -413,6 +413,31 @@ def test_errors_name_the_users_line(fn, kind, match):
     assert "test_ops_statistics.py" in str(info.value)
 
 
+def _partition_run_time_kth(a, k):
+    return jnp.partition(a, k)
+
+
+def _histogram_run_time_bins(a, k):
+    return jnp.histogram(a, k)
+
+
+def _unique_run_time_size(a, k):
+    return jnp.unique(a, size=k)
+
+
+@pytest.mark.parametrize("fn,match", [
+    (_partition_run_time_kth, r"partition\(\): kth must be known"),
+    (_histogram_run_time_bins, r"histogram\(\): bins must be known"),
+    (_unique_run_time_size, r"unique\(\): the size of the result must be known"),
+])
+def test_static_arguments_given_at_run_time(fn, match):
+    # they named astjax's own helpers ("cannot call '_check_partition' on values computed
+    # at run time")
+    with pytest.raises(TypeError, match=match) as info:
+        astjax.jit(fn)(A, 2)
+    assert "test_ops_statistics.py" in str(info.value)
+
+
 def test_errors():
     with pytest.raises(TypeError, match="integer type"):
         jnp.bincount(F)

@@ -58,6 +58,25 @@ def _compiled_size(count_t, size_t, fn_t):
 _result_size = LaxFunction(_eager_size, _compiled_size)
 
 
+def _eager_static(value, name, fn):
+    return value
+
+
+def _same_value(value, name, fn):
+    return value
+
+
+def _static_lower(value_t, name_t, fn_t):
+    if not isinstance(value_t, Static):
+        raise TypeError(f"{fn_t.value}(): {name_t.value} must be known when code is "
+                        f"generated (a constant, or a static argument of jit), got {value_t}")
+    return _same_value
+
+
+# ``value`` itself; in compiled code it must be static (else an error naming the argument)
+_static_arg = LaxFunction(_eager_static, _static_lower)
+
+
 def _first_true(mask, size):
     """The indices of the first ``size`` True elements of the 1-D ``mask`` (0 after the
     last), and where that list holds a real index."""
@@ -367,7 +386,7 @@ def partition(a, kth, axis=-1):
     """``a`` with its ``kth + 1`` smallest values first along ``axis``, ascending, then the
     rest descending (JAX's order, from its top_k)."""
     a = jnp.asarray(a)
-    kth = _check_partition(kth, a.dtype.kind, "partition")
+    kth = _check_partition(_static_arg(kth, "kth", "partition"), a.dtype.kind, "partition")
     ax = _normalize_axis(axis, a.ndim, "partition")
     s = jnp.sort(jnp.moveaxis(a, ax, -1), axis=-1)
     out = jnp.concatenate((s[..., :kth + 1], jnp.flip(s[..., kth + 1:], -1)), axis=-1)
@@ -378,7 +397,8 @@ def argpartition(a, kth, axis=-1):
     """The indices that ``partition`` would take: those of the ``kth + 1`` smallest values
     in ascending order, then the others in increasing index order (as JAX's)."""
     a = jnp.asarray(a)
-    kth = _check_partition(kth, a.dtype.kind, "argpartition")
+    kth = _check_partition(_static_arg(kth, "kth", "argpartition"), a.dtype.kind,
+                           "argpartition")
     ax = _normalize_axis(axis, a.ndim, "argpartition")
     order = jnp.argsort(jnp.moveaxis(a, ax, -1), axis=-1)
     rank = jnp.argsort(order, axis=-1)  # the inverse permutation

@@ -14,9 +14,9 @@ from .._src.random.checks import static_helper  # evaluated while generating cod
 from ._composites import _inexact, _is_bool, _to_inexact, nanmean
 from ._composites2 import convolve, searchsorted
 from ._setops import (  # noqa: F401  (exported)
-    _checked_size, _index_dtype, _promote, _result_size, argpartition, argwhere, compress, extract,
-    flatnonzero, intersect1d, isin, lexsort, nonzero, partition, setdiff1d, setxor1d, union1d,
-    unique, unique_all, unique_counts, unique_inverse, unique_values)
+    _checked_size, _index_dtype, _promote, _result_size, _static_arg, argpartition, argwhere,
+    compress, extract, flatnonzero, intersect1d, isin, lexsort, nonzero, partition, setdiff1d,
+    setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse, unique_values)
 from ._sorting import _normalize_axis
 from .linalg import _is_inexact
 
@@ -136,7 +136,8 @@ def bincount(x, weights=None, minlength=0, length=None):
     the sum of their ``weights``), as ``jnp.bincount``: negative values count as 0, values
     past ``length`` are dropped; ``length`` is needed in compiled code."""
     x = jnp.asarray(x)
-    minlength = _check_bincount(x.dtype.kind, x.ndim, minlength)
+    minlength = _check_bincount(x.dtype.kind, x.ndim, _static_arg(minlength, "minlength",
+                                                                   "bincount"))
     x = x.astype(np.int32) if _is_bool(x.dtype) else x
     need = jnp.max(jnp.concatenate((x + 1, jnp.full((1,), minlength, x.dtype))))
     length = _result_size(need, length, "bincount")
@@ -171,7 +172,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     dt = _to_inexact(a.dtype)
     if _bins_kind(jnp.asarray(bins).ndim):
         return jnp.asarray(bins).astype(dt)
-    num = _num_bins(bins)
+    num = _num_bins(_static_arg(bins, "bins", "histogram"))
     if range is None:
         lo = jnp.min(a).astype(dt)
         hi = jnp.max(a).astype(dt)
@@ -312,7 +313,7 @@ def _order(m, fn, what):
 
 def polyder(p, m=1):
     """The ``m``-th derivative of the polynomial ``p``."""
-    m = _order(m, "polyder", "derivative")
+    m = _order(_static_arg(m, "m", "polyder"), "polyder", "derivative")
     p = _inexact(p)
     if m == 0:
         return p
@@ -333,7 +334,7 @@ def _k_length(k_ndim, m):
 def polyint(p, m=1, k=None):
     """The ``m``-th antiderivative of the polynomial ``p``, with integration constants
     ``k`` (a scalar or ``m`` of them, the first for the innermost integral)."""
-    m = _order(m, "polyint", "integral")
+    m = _order(_static_arg(m, "m", "polyint"), "polyint", "integral")
     if k is None:
         k = 0
     p, k = _promote_inexact(p, k)
