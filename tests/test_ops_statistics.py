@@ -451,5 +451,9 @@ def test_errors():
         jnp.nonzero(M, size=2, fill_value=(1, 2, 3))
     with pytest.raises(ValueError, match="Order of derivative"):
         jnp.polyder(P, -1)
+    with pytest.raises(ValueError, match="out of bounds"):
+        jnp.compress(np.bool_([True, False, False, True]), A[:3])
+    _check(jnp.compress(np.bool_([True, False, False, True]), A[:3], size=1), A[:1])
+    _check(jnp.compress(np.bool_([True, False, False, False]), A[:3]), A[:1])
     with pytest.raises(TypeError, match="spacing"):
         jnp.gradient(X, 1.0, 2.0, 3.0)

@@ -337,10 +337,25 @@ def _check_compress(ndim, out):
     return ndim
 
 
+def _eager_in_bounds(count, extra, size):
+    if size is None and extra:
+        raise ValueError("condition contains entries that are out of bounds")
+    return count
+
+
+def _count(count, extra, size):
+    return count
+
+
+# JAX's check without size= (only possible eagerly: compiled code needs size=)
+_in_bounds = LaxFunction(_eager_in_bounds, lambda *arg_types: _count)
+
+
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     """The slices of ``a`` along ``axis`` (of ``a`` flattened if None) where ``condition``
     is true; with ``size`` (needed in compiled code) cut or padded with ``fill_value``.
-    A ``condition`` longer than the axis is cut to it (JAX raises if the rest is true)."""
+    A ``condition`` longer than the axis is cut to it (without ``size``, a true entry past
+    the axis is an error, as in JAX)."""
     cond = jnp.asarray(condition).astype(np.bool_)
     _check_compress(cond.ndim, out)
     a = jnp.asarray(a)
@@ -353,7 +368,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     k = jnp.arange(arr.shape[0])
     m = cond.shape[0]
     c = jnp.logical_and(k < m, cond[jnp.minimum(k, jnp.maximum(m - 1, 0))])
-    size = _result_size(jnp.sum(c), size, "compress")
+    count = _in_bounds(jnp.sum(c), jnp.sum(cond) - jnp.sum(c), size)
+    size = _result_size(count, size, "compress")
     ind, valid = _first_true(c, size)
     got = arr[ind]
     valid = jnp.reshape(valid, valid.shape + _keep_shape(arr.ndim - 1))
