@@ -57,6 +57,13 @@ def calls_numpy_random(x):
     return x + np.random.rand(3)  # MARK call
 
 
+RNG = np.random.default_rng(0)
+
+
+def calls_a_generator(x):
+    return x + RNG.normal(size=3)  # MARK generator
+
+
 def runtime_broadcast(x, y):
     z = x * 2.0
     return z + y  # MARK runtime

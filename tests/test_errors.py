@@ -26,7 +26,8 @@ def mark_line(tag):
     (B.array_condition, "truth", TypeCheckError, "ambiguous"),
     (B.undefined_name, "undefined", TypeCheckError, "not defined"),
     (B.unknown_method, "method", TypeCheckError, "frobnicate"),
-    (B.calls_numpy_random, "call", TypeCheckError, "rand"),
+    (B.calls_numpy_random, "call", TypeCheckError, "rand() draws random numbers"),
+    (B.calls_a_generator, "generator", TypeCheckError, "normal() draws random numbers"),
     (B.list_index, "list-index", TypeCheckError, "x[jnp.array(idx)]"),
     # checks inside astjax's own Python-written functions name the user's call
     (B.select_of_unequal_lists, "select", ValueError, "condlist must have length"),

@@ -506,3 +506,31 @@ def test_isinstance_tells_a_list_from_a_tuple():
         return (isinstance([x], tuple), isinstance((x,), tuple), isinstance([x], list),
                 isinstance((x, x), list), isinstance([x, 1.0], (tuple, list)))
     assert astjax.jit(kinds)(X) == kinds(X) == (False, True, True, False, True)
+
+
+_TABLE = np.linspace(0.0, 1.0, 6).reshape(2, 3)  # float64, as NumPy code has it
+
+
+def _uses_computed_constants(x):
+    w = _TABLE.astype(np.float32)  # a method of a captured array, run while generating
+    return np.sum(np.tanh(w @ x) * np.float32(_TABLE.sum()))
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_arrays_computed_from_constants_are_constants(backend, request):
+    """``w.astype(np.float32)`` of an array from outside is computed while the code is
+    generated; the result is a constant array of the program, under every transform
+    (it was a static value that add/matmul/asarray refused)."""
+    if backend == "numba":
+        request.getfixturevalue("numba_backend")
+    x = np.float32([0.5, -1.0, 2.0])
+    jitted = astjax.jit(_uses_computed_constants)
+    np.testing.assert_allclose(jitted(x), _uses_computed_constants(x), rtol=1e-6)
+    assert jitted.compiled_for((x,), {})[0].backend == backend
+    w, s = _TABLE.astype(np.float32), np.float32(_TABLE.sum())
+    want = w.T @ ((1 - np.tanh(w @ x) ** 2) * s)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(_uses_computed_constants))(x), want,
+                               rtol=1e-5)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(astjax.vmap(_uses_computed_constants)(xs),
+                               [_uses_computed_constants(v) for v in xs], rtol=1e-6)

@@ -21,6 +21,7 @@ from ..errors import ShapeError, TypeCheckError, UserCodeError, at_user_line, in
 from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
+from ..frontend.naming import copy_loc, load
 from ..frontend.partials import method_function, partial_function
 from ..frontend.pipeline import PositionalView, VarargView
 from ..frontend.synthetic import SyntheticFunction
@@ -29,7 +30,7 @@ from ..scalar_types import ScalarType
 from . import anno, trees
 from .static_checks import HANDLERS
 from .types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static, TreeType,
-                    Type, as_array_type, is_numeric)
+                    Type, as_array_type, is_numeric, type_of_value)
 
 _BINOPS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply",
            gast.Div: "true_divide", gast.FloorDiv: "floor_divide", gast.Mod: "remainder",
@@ -112,6 +113,9 @@ class FunctionTyper:
     def statement(self, s, env):
         if isinstance(s, gast.Assign):
             t = self.rhs(s.value, env)
+            if anno.get(s.value, "computed_array"):  # read from now on as a captured array
+                s.value = copy_loc(load(anno.get(s.value, "computed_array")), s.value)
+                t = self.atom(s.value, env)
             anno.set_(s.value, "type", t)
             name = s.targets[0].id
             env[name] = t
@@ -768,11 +772,18 @@ class FunctionTyper:
             # a pure function of constants (math.sqrt(2), len(("a",)), vmap(f)): evaluate
             # now, once per program for equal arguments, so that a transform built in a loop
             # body is one static value in every copy of it (peeled trips, derivative sweeps)
+            if _draws_random_numbers(target):
+                raise self.error(node, f"{getattr(target, '__name__', target)}() draws random "
+                                 f"numbers: in a transformed function it would run once, "
+                                 f"while the code is generated, and every call would see the "
+                                 f"same values; use astjax.random with a key")
             key = (Static(target), tuple(args), tuple(sorted(kwargs.items())))
             value = self.module.folded_calls.get(key, _NOT_FOLDED)
             if value is _NOT_FOLDED:
                 value = self.module.folded_calls[key] = target(
                     *[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            if is_array_value(value):  # scipy.linalg.hilbert(3): a constant array
+                return self.computed_array(node, value)
             anno.set_(node, "folded", value)
             return Static(value)
         if trees.is_registered_class(target):
@@ -916,6 +927,15 @@ class FunctionTyper:
                 return self.user_call(node, method, args, kwargs)
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
 
+    def computed_array(self, node, value):
+        """An array computed from constants while the code is generated (a method of a
+        captured array, a NumPy function of constants): a constant of the generated module,
+        as an array read from outside is, under a name the program resolves."""
+        name = f"_astjax_computed_{len(self.module.hoisted)}"
+        self.module.hoisted[name] = value
+        anno.set_(node, "computed_array", name)
+        return type_of_value(value)
+
     def call_static_method(self, node, t, attr, args, kwargs):
         method = getattr(t.value, attr, None)
         if isinstance(method, pytypes.MethodType) and not all(
@@ -925,6 +945,8 @@ class FunctionTyper:
             raise self.error(node, f"cannot call {attr}() of a constant with run-time values")
         value = getattr(t.value, attr)(*[a.value for a in args],
                                        **{k: v.value for k, v in kwargs.items()})
+        if is_array_value(value):  # w.astype(np.float32) of a captured w
+            return self.computed_array(node, value)
         anno.set_(node, "folded", value)
         return Static(value)
 
@@ -1001,6 +1023,15 @@ class FunctionTyper:
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+def _draws_random_numbers(fn):
+    """np.random.rand, a Generator's normal, random.random: impure, unlike other calls of
+    constants, which are evaluated while the code is generated."""
+    owner = getattr(fn, "__self__", None)
+    module = type(owner).__module__ if owner is not None and not isinstance(
+        owner, pytypes.ModuleType) else getattr(fn, "__module__", None) or ""
+    return module.split(".")[:2] == ["numpy", "random"] or module == "random"
 
 
 def is_array_value(value):

@@ -42,7 +42,8 @@ class Program:
         self.names = set()
         self.captured = {}       # id(value) -> (name, value, type)
         self.statics = {}        # id(value) -> (name, value) for objects without a literal
-        self.hoisted = {}        # name -> a leaf of a pytree read from outside
+        self.hoisted = {}        # name -> a leaf of a pytree read from outside, or an
+                                 # array computed from constants (infer.computed_array)
         self.resolved = []       # (parsed, name, chain, value) per resolve(): source_cache.py
         self.entry = None
         self.backend = None      # the backend the code is generated for (api.Compiled)
