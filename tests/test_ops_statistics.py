@@ -124,6 +124,9 @@ def _cases():
     # NumPy leaves the order inside each side unspecified: JAX 0.10.2's
     ("partition", lambda a: jnp.partition(a, 2), (Y,), np.int32([1, 1, 2, 5, 4, 3])),
     ("argpartition", lambda a: jnp.argpartition(a, 2), (Y,), np.int32([1, 5, 3, 0, 2, 4])),
+    ("partition negative", lambda a: jnp.partition(a, -2), (Y,), np.int32([1, 1, 2, 3, 4, 5])),
+    ("argpartition negative", lambda a: jnp.argpartition(a, -3), (Y,),
+     np.int32([1, 5, 3, 4, 0, 2])),
     ("partition axis", lambda a: jnp.partition(a, 1, axis=0), (X,),
      np.concatenate((np.sort(X, 0)[:2], np.sort(X, 0)[:1:-1]))),
     # size= beyond the count: padded as JAX 0.10.2 pads
@@ -392,10 +395,6 @@ def _nonzero_no_size(a):
     return jnp.nonzero(a)
 
 
-def _partition_negative(a):
-    return jnp.partition(a, -1)
-
-
 def _digitize_2d(a):
     return jnp.digitize(a, a[None])
 
@@ -404,7 +403,6 @@ def _digitize_2d(a):
     (_unique_no_size, ValueError, "unique.*pass size="),
     (_bincount_no_length, ValueError, "bincount.*pass length="),
     (_nonzero_no_size, ValueError, "nonzero.*pass size="),
-    (_partition_negative, NotImplementedError, "negative kth"),
     (_digitize_2d, ValueError, "1-dimensional"),
 ])
 def test_errors_name_the_users_line(fn, kind, match):

@@ -392,10 +392,16 @@ def _check_partition(kth, kind, fn):
     if not isinstance(kth, (int, np.integer)) or isinstance(kth, bool):
         raise TypeError(f"{fn}(): kth must be an int known when code is generated, got "
                         f"{kth!r}")
-    if kth < 0:
-        raise NotImplementedError(f"{fn}(): a negative kth is not supported (the axis "
-                                  "length is known only at run time); count from the start")
     return int(kth)
+
+
+def _partition_positions(n, kth):
+    """Each output position along the axis, whether it is among the ``kth + 1`` smallest
+    (kth counted from the end when negative: the length is a run-time int), and the
+    normalized kth."""
+    k = kth + n if kth < 0 else kth
+    p = jnp.arange(n)
+    return p, p <= k, k
 
 
 def partition(a, kth, axis=-1):
@@ -405,7 +411,10 @@ def partition(a, kth, axis=-1):
     kth = _check_partition(_static_arg(kth, "kth", "partition"), a.dtype.kind, "partition")
     ax = _normalize_axis(axis, a.ndim, "partition")
     s = jnp.sort(jnp.moveaxis(a, ax, -1), axis=-1)
-    out = jnp.concatenate((s[..., :kth + 1], jnp.flip(s[..., kth + 1:], -1)), axis=-1)
+    n = s.shape[-1]
+    p, low, k = _partition_positions(n, kth)
+    # the rest in reverse: position p (> k) takes sorted element n + k - p
+    out = s[..., jnp.where(low, p, n + k - p)]
     return jnp.moveaxis(out, -1, ax)
 
 
@@ -417,9 +426,11 @@ def argpartition(a, kth, axis=-1):
                            "argpartition")
     ax = _normalize_axis(axis, a.ndim, "argpartition")
     order = jnp.argsort(jnp.moveaxis(a, ax, -1), axis=-1)
+    n = order.shape[-1]
+    p, low, k = _partition_positions(n, kth)
     rank = jnp.argsort(order, axis=-1)  # the inverse permutation
-    rest = jnp.argsort((rank <= kth).astype(np.int32), axis=-1)  # stable: others first
-    out = jnp.concatenate((order[..., :kth + 1], rest[..., :-(kth + 1)]), axis=-1)
+    rest = jnp.argsort((rank <= k).astype(np.int32), axis=-1)  # stable: others first
+    out = jnp.where(low, order[..., p], rest[..., jnp.clip(p - k - 1, 0, n - 1)])
     out = out.astype(np.int32)  # as JAX's top_k indices, with 64-bit types on too
     return jnp.moveaxis(out, -1, ax)
 
