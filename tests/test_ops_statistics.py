@@ -453,5 +453,9 @@ def test_errors():
         jnp.compress(np.bool_([True, False, False, True]), A[:3])
     _check(jnp.compress(np.bool_([True, False, False, True]), A[:3], size=1), A[:1])
     _check(jnp.compress(np.bool_([True, False, False, False]), A[:3]), A[:1])
+    with pytest.raises(ValueError, match="too small"):  # it gave an empty array
+        jnp.gradient(X[:1])
+    _check(jnp.gradient(X[:1], axis=1), np.gradient(X[:1], axis=1))
+    _check(jnp.digitize(F, F[:0]), np.zeros(5))  # no bins: 0, as JAX (was IndexError)
     with pytest.raises(TypeError, match="spacing"):
         jnp.gradient(X, 1.0, 2.0, 3.0)

@@ -119,7 +119,9 @@ def digitize(x, bins, right=False, method=None):
     n = bins.shape[0]
     up = searchsorted(bins, x, side)
     down = n - searchsorted(jnp.flip(bins), x, side)
-    return jnp.where(bins[-1] >= bins[0], up, down.astype(np.int32))
+    # the ends compared through sums of (at most) one element: no bins, increasing
+    increasing = jnp.sum(bins[-1:]) >= jnp.sum(bins[:1])
+    return jnp.where(increasing, up, down.astype(np.int32))
 
 
 @static_helper
@@ -419,12 +421,29 @@ def _gradient_last(a, h):
     return jnp.concatenate((upper, inner, lower), axis=-1)
 
 
+def _eager_long_enough(a, ok):
+    if not ok:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                         "least 2 elements are required.")
+    return a
+
+
+def _same_array(a, ok):
+    return a
+
+
+# JAX's check of the axis length; compiled code cannot raise at run time (sizes are
+# run-time ints there), so it is made eagerly only
+_long_enough = LaxFunction(_eager_long_enough, lambda *arg_types: _same_array)
+
+
 def _gradient_axes_from(a, spacing, axes, i):
     if i == len(axes):
         return ()
     h = spacing[0] if len(spacing) == 1 else spacing[i]
     ax = axes[i]
-    g = jnp.moveaxis(_gradient_last(jnp.moveaxis(a, ax, -1), h), -1, ax)
+    a_ax = _long_enough(jnp.moveaxis(a, ax, -1), a.shape[ax] >= 2)
+    g = jnp.moveaxis(_gradient_last(a_ax, h), -1, ax)
     return (g,) + _gradient_axes_from(a, spacing, axes, i + 1)
 
 
