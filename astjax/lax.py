@@ -3,12 +3,32 @@
 Control flow (``fori_loop``, ``while_loop``, ``cond``, ``switch``, ``scan``) compiles to
 Python loops and branches in the generated source, and reverse mode differentiates them
 (``while_loop`` included). Body functions may be nested defs or lambdas that use the
-enclosing function's variables. See ``astjax/_src/lax/``.
+enclosing function's variables. The other functions (``map``, ``associative_scan``,
+``dot_general``, ``conv_general_dilated``, ``reduce_window``, ``sort``, ``top_k``, the
+cumulative reductions, elementwise and shape functions) are plain ``astjax.numpy`` code
+compiled like yours. See ``astjax/_src/lax/``.
 """
 from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
 from ._src.lax.slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                dynamic_update_index_in_dim, dynamic_update_slice,
                                dynamic_update_slice_in_dim, select)
+from ._src.lax.elementwise import (
+    RoundingMethod, abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and,
+    bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clamp, conj, convert_element_type, cos,
+    cosh, digamma, div, eq, erf, erfc, exp, exp2, expm1, floor, ge, gt, imag, integer_pow,
+    is_finite, le, lgamma, log, log1p, logistic, lt, max, min, mul, ne, neg, nextafter,
+    polygamma, pow, real, reciprocal, rem, round, rsqrt, shift_left, shift_right_arithmetic,
+    sign, sin, sinh, sqrt, square, sub, tan, tanh)
+from ._src.lax.shapes import (
+    broadcast, broadcast_in_dim, broadcasted_iota, concatenate, expand_dims, full, full_like,
+    index_in_dim, iota, pad, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
+    reduce_sum, reshape, rev, slice, slice_in_dim, squeeze, transpose)
+from ._src.lax.products import batch_matmul, dot, dot_general
+from ._src.lax.scans import (associative_scan, cumlogsumexp, cummax, cummin, cumprod, cumsum,
+                             map)
+from ._src.lax.sorting import argmax, argmin, sort, sort_key_val, top_k
+from ._src.lax.windowed import (conv, conv_general_dilated, conv_with_general_padding,
+                                padtype_to_pads, reduce_window)
 from ._src.batching.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._src.ops.registry import REGISTRY as _REGISTRY
 
@@ -29,4 +49,24 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
            "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
            "dynamic_update_index_in_dim", "psum", "pmean", "pmax", "pmin", "all_gather",
-           "axis_index"]
+           "axis_index",
+           # loops and scans
+           "map", "associative_scan", "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp",
+           # products, convolutions, windows, sorting
+           "dot_general", "dot", "batch_matmul", "conv_general_dilated", "conv",
+           "conv_with_general_padding", "reduce_window", "padtype_to_pads", "sort",
+           "sort_key_val", "top_k", "argmax", "argmin",
+           # elementwise
+           "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2",
+           "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt", "ceil",
+           "clamp", "conj", "convert_element_type", "cos", "cosh", "digamma", "div", "eq",
+           "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "imag", "integer_pow",
+           "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul",
+           "ne", "neg", "nextafter", "polygamma", "pow", "real", "reciprocal", "rem", "round",
+           "rsqrt", "shift_left", "shift_right_arithmetic", "sign", "sin", "sinh", "sqrt",
+           "square", "sub", "tan", "tanh",
+           # shapes and reductions
+           "broadcast", "broadcast_in_dim", "broadcasted_iota", "concatenate", "expand_dims",
+           "full", "full_like", "index_in_dim", "iota", "pad", "reduce_and", "reduce_max",
+           "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "reshape", "rev", "slice",
+           "slice_in_dim", "squeeze", "transpose"]

@@ -4,6 +4,7 @@ Every statement is followed by a comment naming the user's file:line it came
 from. Op calls go to ``jnp.<op>``, the ops' NumPy implementations, with JAX's
 dtype promotion made explicit by the casts the typing stage inserted.
 """
+import builtins
 import inspect
 import os
 
@@ -16,6 +17,9 @@ from ..ops.registry import wrapped_int
 from .source import unparse
 
 _INDENT = "    "
+
+
+_BUILTINS = frozenset(dir(builtins))
 
 
 class PythonEmitter:
@@ -56,9 +60,12 @@ class PythonEmitter:
 
     def avoid_shadowing(self):
         """Rename generated functions whose name a local variable uses (a parameter ``pull``
-        holding a function would hide the generated ``pull``)."""
+        holding a function would hide the generated ``pull``) or a builtin the generated code
+        calls (a function ``slice``, as ``lax.slice``, would hide ``slice`` in ``x[slice(1,
+        9, 3)]``)."""
         local = {n.id for spec in self.program.specs.values() for n in gast.walk(spec.fdef)
                  if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        local |= _BUILTINS
         taken = {spec.name for spec in self.program.specs.values()} | local
         for spec in self.program.specs.values():
             if spec.name in local:
