@@ -23,6 +23,8 @@ F = np.float32([0.2, 1.0, 2.5, 9.0, -1.0])
 E = np.float32([0.0, 1.0, 2.0])
 P = np.float32([1.0, -2.0, 3.0])
 Y = np.int32([5, 1, 4, 2, 3, 1])
+MR = np.int32([[3, 1, 2], [1, 3, 5], [3, 1, 2], [0, 9, 9]])  # a repeated row
+XR = np.float32([[np.nan, 1, 2, np.nan, 1], [0, 0, 0, 0, 0]])  # equal NaN columns
 
 
 def _cases():
@@ -83,6 +85,14 @@ def _cases():
      np.unique(M, True, True, True)),
     ("unique nan", lambda a: jnp.unique(a, size=3), (np.float32([1, np.nan, 2, np.nan, 1]),),
      np.float32([1, 2, np.nan])),
+    ("unique axis", lambda a: jnp.unique(a, True, False, True, axis=0, size=3), (MR,),
+     np.unique(MR, True, False, True, axis=0)),
+    ("unique axis nan", lambda a: jnp.unique(a, axis=1, size=3), (XR,),
+     np.float32([[1, 2, np.nan], [0, 0, 0]])),
+    # the other results as JAX 0.10.2 gives them, padded
+    ("unique axis padded", lambda a: jnp.unique(a, True, True, True, axis=1, size=4), (MR,),
+     (np.int32([[1, 2, 3, 1], [3, 5, 1, 3], [1, 2, 3, 1], [9, 9, 0, 9]]),
+      np.int32([1, 2, 0, 1]), np.int32([2, 0, 1]), np.int32([1, 1, 1, 0]))),
     ("unique_values", lambda a: jnp.unique_values(a, size=4), (M,), np.unique(M)),
     ("unique_counts", lambda a: jnp.unique_counts(a, size=4), (M,),
      np.unique(M, return_counts=True)),
@@ -441,8 +451,8 @@ def test_errors():
         jnp.bincount(F)
     with pytest.raises(ValueError, match="0d arrays"):
         jnp.nonzero(np.int32(1))
-    with pytest.raises(NotImplementedError, match="axis"):
-        jnp.unique(M, axis=0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        jnp.unique(M, axis=2)
     with pytest.raises(NotImplementedError, match="edge_order"):
         jnp.gradient(X, edge_order=2)
     with pytest.raises(ValueError, match="fill_value"):

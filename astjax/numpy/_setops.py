@@ -124,12 +124,14 @@ _UniqueInverseResult = collections.namedtuple("_UniqueInverseResult",
                                               ["values", "inverse_indices"])
 
 
-@static_helper
-def _check_unique(axis):
-    if axis is not None:
-        raise NotImplementedError("unique(): axis is not supported; only axis=None (the "
-                                  "flattened array)")
-    return axis
+def _differ(s, equal_nan):
+    """Where each element of ``s`` after the first differs from the one before (NaNs
+    equal to each other with ``equal_nan``)."""
+    neq = s[1:] != s[:-1]
+    if equal_nan and _is_inexact(s.dtype):
+        neq = jnp.logical_and(neq, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]),
+                                                                    jnp.isnan(s[:-1]))))
+    return neq
 
 
 def _sorted_runs(a, equal_nan):
@@ -137,11 +139,17 @@ def _sorted_runs(a, equal_nan):
     starts (NaNs one run with ``equal_nan``, else one each)."""
     perm = jnp.argsort(a)
     s = a[perm]
-    neq = s[1:] != s[:-1]
-    if equal_nan and _is_inexact(a.dtype):
-        neq = jnp.logical_and(neq, jnp.logical_not(jnp.logical_and(jnp.isnan(s[1:]),
-                                                                    jnp.isnan(s[:-1]))))
+    neq = _differ(s, equal_nan)
     return s, perm, jnp.concatenate((jnp.arange(1) < s.shape[0], neq))  # none when empty
+
+
+def _sorted_row_runs(rows, equal_nan):
+    """As ``_sorted_runs`` for the rows of a 2-D array, in lexicographic order (the first
+    column first, as JAX)."""
+    perm = _lexsort_array(jnp.flip(rows.T, 0))
+    s = rows[perm]
+    neq = jnp.any(_differ(s, equal_nan), axis=1)
+    return s, perm, jnp.concatenate((jnp.arange(1) < s.shape[0], neq))
 
 
 def _filled(vals, valid, fill_value):
@@ -152,27 +160,35 @@ def _filled(vals, valid, fill_value):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            equal_nan=True, size=None, fill_value=None, sorted=True):
-    """The sorted distinct values of ``ar`` flattened, with the index of each one's first
-    occurrence, the index of each element's value among them (shaped as ``ar``) and the
-    counts, as asked, as ``jnp.unique``. With ``size`` (needed in compiled code) the
+    """The sorted distinct values of ``ar`` flattened (or its distinct slices along
+    ``axis``), with the index of each one's first occurrence, the index of each element's
+    value among them (shaped as ``ar`` without ``axis``) and the counts, as asked, as
+    ``jnp.unique``. With ``size`` (needed in compiled code) the
     results are cut or padded to that length: values with ``fill_value`` (the smallest
     value by default), indices with the smallest value's, counts with 0."""
-    _check_unique(axis)
     ar = jnp.asarray(ar)
-    a = jnp.ravel(ar)
-    s, perm, mask = _sorted_runs(a, equal_nan)
+    if axis is None:
+        s, perm, mask = _sorted_runs(jnp.ravel(ar), equal_nan)
+    else:  # the distinct slices along axis: rows of the other axes flattened
+        ax = _normalize_axis(axis, ar.ndim, "unique")
+        moved = jnp.moveaxis(ar, ax, 0)
+        s, perm, mask = _sorted_row_runs(jnp.reshape(moved, (moved.shape[0], -1)), equal_nan)
     size = _result_size(jnp.sum(mask), size, "unique")
     ind, valid = _first_true(mask, size)
-    out = (_filled(s[ind], valid, fill_value),)
+    if axis is None:
+        out = (_filled(s[ind], valid, fill_value),)
+    else:
+        rows = _filled(s[ind], jnp.expand_dims(valid, -1), fill_value)
+        out = (jnp.moveaxis(jnp.reshape(rows, (size,) + moved.shape[1:]), 0, ax),)
+    n = perm.shape[0]
     if return_index:
         out = out + (perm[ind],)
     if return_inverse:
         groups = jnp.cumsum(mask.astype(np.int32)) - 1
-        inv = jnp.zeros(a.shape, perm.dtype).at[perm].set(groups.astype(perm.dtype))
-        out = out + (jnp.reshape(inv, ar.shape),)
+        inv = jnp.zeros(n, perm.dtype).at[perm].set(groups.astype(perm.dtype))
+        out = out + ((jnp.reshape(inv, ar.shape) if axis is None else inv),)
     if return_counts:
         starts, _ = _first_true(mask, size + 1)
-        n = a.shape[0]
         # the start of the next value (the end for the last): the counts are the steps
         ends = jnp.where(starts[1:] != 0, starts[1:], jnp.full_like(starts[1:], n))
         bounds = jnp.concatenate((starts[:1], ends))
