@@ -446,6 +446,10 @@ def test_static_arguments_given_at_run_time(fn, match):
     assert "test_ops_statistics.py" in str(info.value)
 
 
+def _polymul_trimmed(a, b):
+    return jnp.polymul(a, b, trim_leading_zeros=True)
+
+
 def test_errors():
     with pytest.raises(TypeError, match="integer type"):
         jnp.bincount(F)
@@ -467,5 +471,10 @@ def test_errors():
         jnp.gradient(X[:1])
     _check(jnp.gradient(X[:1], axis=1), np.gradient(X[:1], axis=1))
     _check(jnp.digitize(F, F[:0]), np.zeros(5))  # no bins: 0, as JAX (was IndexError)
+    _check(jnp.polymul(P[:2] * 0, E, trim_leading_zeros=True), np.float32([0, 0]))  # JAX's
+    _check(jnp.polymul(np.float32([0, 0, 1, 2]), P, trim_leading_zeros=True),
+           np.polymul([1, 2], P))
+    with pytest.raises(ValueError, match="trim_leading_zeros"):
+        astjax.jit(_polymul_trimmed)(P, P)
     with pytest.raises(TypeError, match="spacing"):
         jnp.gradient(X, 1.0, 2.0, 3.0)

@@ -8,6 +8,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 
+from .._src.ir.types import Static
 from .._src.lax.common import LaxFunction
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
@@ -288,19 +289,37 @@ def polysub(a1, a2):
     return polyadd(a1, -a2)
 
 
-@static_helper
-def _no_trim(trim_leading_zeros):
-    if trim_leading_zeros:
-        raise NotImplementedError("polymul(): trim_leading_zeros=True is not supported (the "
-                                  "length of the result would depend on the values)")
-    return False
+def _trim_leading(a):
+    a = np.trim_zeros(np.asarray(a), "f")
+    return jnp.asarray(a if a.size else np.zeros(1, a.dtype))
 
 
-def polymul(a1, a2, trim_leading_zeros=False):
+def _eager_trim(a1, a2, trim_leading_zeros):
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        return _trim_leading(a1), _trim_leading(a2)
+    return a1, a2
+
+
+def _untrimmed(a1, a2, trim_leading_zeros):
+    return a1, a2
+
+
+def _compiled_trim(a1_t, a2_t, trim_t):
+    if not isinstance(trim_t, Static) or trim_t.value:
+        raise ValueError("polymul(): trim_leading_zeros=True needs the values (the length of "
+                         "the result depends on them), so it works only outside compiled "
+                         "code, as in JAX")
+    return _untrimmed
+
+
+# the leading zeros trimmed eagerly, as JAX (its trim_zeros needs concrete values)
+_trim_pair = LaxFunction(_eager_trim, _compiled_trim)
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
     """The product of two polynomials (inexact dtype), their full convolution."""
-    _no_trim(trim_leading_zeros)
-    a1 = jnp.atleast_1d(jnp.asarray(a1))
-    a2 = jnp.atleast_1d(jnp.asarray(a2))
+    a1, a2 = _promote_inexact(jnp.atleast_1d(jnp.asarray(a1)), jnp.atleast_1d(jnp.asarray(a2)))
+    a1, a2 = _trim_pair(a1, a2, trim_leading_zeros)
     return convolve(a1, a2)
 
 
