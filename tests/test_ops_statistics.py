@@ -23,6 +23,8 @@ F = np.float32([0.2, 1.0, 2.5, 9.0, -1.0])
 E = np.float32([0.0, 1.0, 2.0])
 P = np.float32([1.0, -2.0, 3.0])
 Y = np.int32([5, 1, 4, 2, 3, 1])
+XW = np.float32([[1, np.nan, 3, 4], [2, 5, np.nan, 7]])
+W = np.array([[True, True, False, True], [False, True, True, True]])
 MR = np.int32([[3, 1, 2], [1, 3, 5], [3, 1, 2], [0, 9, 9]])  # a repeated row
 XR = np.float32([[np.nan, 1, 2, np.nan, 1], [0, 0, 0, 0, 0]])  # equal NaN columns
 
@@ -34,6 +36,14 @@ def _cases():
     ("nanvar keepdims", lambda a: jnp.nanvar(a, 0, keepdims=True), (XN,),
      np.nanvar(XN, 0, keepdims=True)),
     ("nanstd", lambda a: jnp.nanstd(a, axis=0), (XN,), np.nanstd(XN, axis=0)),
+    # where=, mean=, initial=: values from JAX 0.10.2
+    ("nanvar where", lambda a, w: jnp.nanvar(a, axis=1, where=w), (XW, W), np.float32([2.25, 1])),
+    ("nanstd where", lambda a, w: jnp.nanstd(a, where=w, ddof=1), (XW, W), np.float32(2.5)),
+    ("nanvar mean", lambda a, m: jnp.nanvar(a, 1, mean=m, keepdims=True),
+     (XW, np.float32([[2], [3]])),
+     np.float32([[2], [7]])),
+    ("nanprod where", lambda a, w: jnp.nanprod(a, axis=1, where=w), (XW, W), np.float32([4, 35])),
+    ("nanprod initial", lambda a: jnp.nanprod(a, initial=2.0), (XW,), np.float32(1680)),
     ("nanprod", lambda a: jnp.nanprod(a, axis=1), (XN,), np.nanprod(XN, axis=1)),
     ("nanargmax", lambda a: jnp.nanargmax(a[:2], axis=1), (XN,), np.nanargmax(XN[:2], axis=1)),
     ("nanargmin", lambda a: jnp.nanargmin(a), (XN,), np.nanargmin(XN)),

@@ -12,7 +12,7 @@ from .._src.ir.types import Static
 from .._src.lax.common import LaxFunction
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
-from ._composites import _inexact, _is_bool, _to_inexact, nanmean
+from ._composites import _inexact, _is_bool, _to_inexact
 from ._composites2 import convolve, searchsorted
 from ._setops import (  # noqa: F401  (exported)
     _checked_size, _index_dtype, _promote, _result_size, _static_arg, argpartition, argwhere,
@@ -32,19 +32,33 @@ def _check_unsupported(fn, **args):
     return fn
 
 
+def _counted(a, where):
+    """Where ``a`` is not NaN (and ``where`` holds, if given)."""
+    keep = jnp.logical_not(jnp.isnan(a))
+    if where is None:
+        return keep
+    return jnp.logical_and(keep, where)
+
+
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
-    """The variance of the values that are not NaN (NaN where fewer than ``ddof + 1``), as
-    ``jnp.nanvar`` (``out``, ``where``, ``mean`` not taken)."""
-    _check_unsupported("nanvar", out=out, where=where, mean=mean)
+    """The variance of the values that are not NaN (and where ``where`` holds), about
+    their mean or the given ``mean``; NaN where fewer than ``ddof + 1``, as ``jnp.nanvar``
+    (``out`` not taken)."""
+    _check_unsupported("nanvar", out=out)
     a = _inexact(a)
     if dtype is not None:
         a = a.astype(dtype)
-    nan = jnp.isnan(a)
-    avg = nanmean(a, axis, None, True)
-    centered = jnp.where(nan, jnp.zeros_like(a), a - avg)
+    keep = _counted(a, where)
+    zero = jnp.zeros_like(a)
+    if mean is None:
+        avg = (jnp.sum(jnp.where(keep, a, zero), axis=axis, keepdims=True)
+               / jnp.sum(keep, axis=axis, keepdims=True).astype(a.dtype))
+    else:
+        avg = jnp.asarray(mean).astype(a.dtype)
+    centered = jnp.where(keep, a - avg, zero)
     sq = jnp.real(centered * jnp.conj(centered))
     total = jnp.sum(sq, axis=axis, keepdims=keepdims)
-    n = jnp.sum(jnp.logical_not(nan), axis=axis, keepdims=keepdims) - ddof
+    n = jnp.sum(keep, axis=axis, keepdims=keepdims) - ddof
     empty = n <= 0
     out = total / jnp.where(empty, jnp.ones_like(n), n).astype(total.dtype)
     return jnp.where(empty, jnp.full_like(out, np.nan), out)
@@ -56,12 +70,18 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    """``prod`` with NaNs counted as 1 (``out``, ``initial``, ``where`` not taken)."""
-    _check_unsupported("nanprod", out=out, initial=initial, where=where)
+    """``prod`` with NaNs (and elements where ``where`` is false) counted as 1, times
+    ``initial`` if given (``out`` not taken)."""
+    _check_unsupported("nanprod", out=out)
     a = jnp.asarray(a)
     if _is_inexact(a.dtype):
-        a = jnp.where(jnp.isnan(a), jnp.ones_like(a), a)
-    return jnp.prod(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        a = jnp.where(_counted(a, where), a, jnp.ones_like(a))
+    elif where is not None:
+        a = jnp.where(where, a, jnp.ones_like(a))
+    res = jnp.prod(a, axis=axis, dtype=dtype, keepdims=keepdims)
+    if initial is None:
+        return res
+    return res * jnp.asarray(initial).astype(res.dtype)
 
 
 def _nanarg(a, axis, keepdims, fill, largest):
