@@ -793,3 +793,35 @@ def sum_of_x_and_t_x(x, t_x):
 @sum_of_x_and_t_x.defjvp
 def _sum_of_x_and_t_x_jvp(primals, tangents):
     return sum_of_x_and_t_x(primals[0], primals[1]), 3.0 * tangents[0] + tangents[1]
+
+
+@custom_jvp
+def scaled_sin(x, k=3.0):
+    return jnp.sin(x) * k
+
+
+@scaled_sin.defjvp
+def _scaled_sin_jvp(primals, tangents):
+    x, k = primals
+    return scaled_sin(x, k), tangents[0] * jnp.cos(x) * k
+
+
+@custom_vjp
+def scaled_sin_vjp(x, k=2.0):
+    return jnp.sin(x) * k
+
+
+def _scaled_sin_fwd(x, k=2.0):
+    return scaled_sin_vjp(x, k), (x, k)
+
+
+def _scaled_sin_bwd(res, g):
+    x, k = res
+    return g * jnp.cos(x) * k, 0.0
+
+
+scaled_sin_vjp.defvjp(_scaled_sin_fwd, _scaled_sin_bwd)
+
+
+def calls_custom_rules_with_defaults(x):
+    return jnp.sum(scaled_sin(x)) + jnp.sum(scaled_sin_vjp(x))

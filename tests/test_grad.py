@@ -890,3 +890,17 @@ def test_checkpoint_written_inside_a_function_and_policies(x64):
         check_grads(f, (x,), order=1, modes=("rev",))
         np.testing.assert_allclose(astjax.jit(grad(f))(x), grad(f)(x), rtol=1e-12)
     check_grads(_ck_scan, (r.standard_normal((3, 4, 4)), x), order=1, modes=("rev",))
+
+
+def test_custom_rules_of_functions_called_without_their_defaults(x64):
+    # custom_jvp f(x, k=3.0) called as f(x): "missing a required argument: 'k'" under jit
+    # (the wrapper lost the defaults) and under grad (the rule's primal was called with x)
+    x = np.array([0.3, 1.0, 2.0])
+    f = P.calls_custom_rules_with_defaults
+    want = 3 * np.cos(x) + 2 * np.cos(x)
+    np.testing.assert_allclose(astjax.jit(f)(x), np.sum(5 * np.sin(x)), rtol=1e-12)
+    np.testing.assert_allclose(grad(f)(x), want, rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(grad(f))(x), want, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(f)(x), want, rtol=1e-12)
+    np.testing.assert_allclose(hessian(lambda x: jnp.sum(P.scaled_sin(x)))(x),
+                               np.diag(-3 * np.sin(x)), rtol=1e-12, atol=1e-15)

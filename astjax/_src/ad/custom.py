@@ -46,6 +46,7 @@ class _Custom:
                  f"    return _primal({', '.join(names)})\n"
         parsed = _origin(self.fun)
         wrapper = from_source(self.fun.__name__, source, {"_primal": self.fun}, parsed)
+        wrapper.__signature__ = inspect.signature(self.fun)  # its defaults: f(x) of f(x, k=3.)
         wrapper.custom_rule = self
         self.wrappers[arg_types] = wrapper
         return wrapper

@@ -436,10 +436,9 @@ class ReverseMode(ListAdjoints):
         rule_primal = getattr(getattr(callee, "fn", None), "custom_rule", None)
         rule_primal = getattr(rule_primal, "primal_function", None)
         if rule_primal is not None:  # a custom function: its value as its rule computes it
-            copy = anno.clean_copy(s)
             fn = rule_primal(callee)
-            copy.value.func = self.global_ref(fn, fn.__name__)
-            return [copy]
+            args = self.call_arguments(s.value, callee, anno.clean_copy)  # defaults too
+            return [assign(s.targets[0].id, _call(self.global_ref(fn, fn.__name__), args), s)]
         if callee is None or id(s) not in self.top_level or \
                 s.targets[0].id not in self.useful or not self.has_float_input(s.value):
             return [anno.clean_copy(s)]
