@@ -88,3 +88,7 @@ def float_indices(x):
 
 def jvp_with_two_primals(x):
     return astjax.jvp(lambda y: jnp.sin(y), (x, x), (x, x))[1]  # MARK jvp-primals
+
+
+def run_time_pad_width(x):
+    return jnp.pad(x, x.shape[0])  # MARK pad-width

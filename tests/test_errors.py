@@ -33,6 +33,8 @@ def mark_line(tag):
     (B.select_of_unequal_lists, "select", ValueError, "condlist must have length"),
     (B.float_indices, "take-along", TypeError, "indices must be an integer array"),
     (B.jvp_with_two_primals, "jvp-primals", TypeError, "takes 1 argument, got 2"),
+    # a static argument of an astjax.numpy function given a run-time value: named
+    (B.run_time_pad_width, "pad-width", TypeError, "pad_width must be known when the code"),
 ])
 def test_located_errors(fn, tag, cls, words):
     with pytest.raises(cls) as info:

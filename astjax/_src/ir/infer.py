@@ -10,6 +10,7 @@ Errors name the user's line.
 """
 import builtins
 import functools
+import inspect
 import operator
 import types as pytypes
 
@@ -791,6 +792,13 @@ class FunctionTyper:
         if isinstance(target, pytypes.MethodType):  # obj.f(x) of an obj from outside
             return self.user_call(node, method_function(target), args, kwargs)
         self.refuse_transformed_closure(node, target, args, kwargs)
+        from ..random.checks import static_helper
+        if isinstance(target, static_helper):  # a check in astjax.numpy code: name the argument
+            bound = inspect.signature(target.fn).bind(*args, **kwargs).arguments
+            names = [k for k, t in bound.items() if not _all_static(t)]
+            raise self.error(node, f"{', '.join(names)} must be known when the code is "
+                             f"generated (a Python number or tuple, a shape, a static "
+                             f"argument), not a value computed at run time")
         raise self.error(node, f"astjax cannot call {getattr(target, '__name__', target)!r} on "
                          f"values computed at run time; use astjax.numpy functions")
 
@@ -1023,6 +1031,14 @@ class FunctionTyper:
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+def _all_static(t):
+    if isinstance(t, SequenceType):
+        return all(_all_static(e) for e in t.elts)
+    if isinstance(t, tuple):  # (a *args parameter's values)
+        return all(_all_static(e) for e in t)
+    return isinstance(t, Static)
 
 
 def _draws_random_numbers(fn):
