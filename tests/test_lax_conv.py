@@ -61,6 +61,7 @@ CASES = [  # (lhs shape, rhs shape, (strides, padding, lhs_dilation, rhs_dilatio
     ((2, 2, 5, 4), (3, 2, 2, 3), ((1, 2), ((1, 2), (-1, 1)), (2, 1), None, 1)),
     ((1, 2, 4, 4), (2, 2, 3, 3), ((1, 1), ((2, 2), (2, 2)), (2, 2), None, 1)),  # transposed
     ((1, 2, 3, 4, 3), (2, 1, 2, 2, 2), ((1, 2, 1), "SAME", None, None, 2)),  # 3-D
+    ((1, 3, 9), (2, 3, 2), ((2,), ((0, -2),), None, (3,), 1)),  # cut off, nothing masked
 ]
 
 
