@@ -1,5 +1,6 @@
 """The source pipeline end to end: each program compiled (python backend) against
 running the very same Python function on NumPy values."""
+import enum
 import functools
 
 import numpy as np
@@ -534,3 +535,28 @@ def test_arrays_computed_from_constants_are_constants(backend, request):
     xs = np.stack([x, 2 * x])
     np.testing.assert_allclose(astjax.vmap(_uses_computed_constants)(xs),
                                [_uses_computed_constants(v) for v in xs], rtol=1e-6)
+
+
+class _Mode(enum.IntEnum):
+    DOUBLE = 1
+    TRIPLE = 2
+
+
+def _scaled_by_mode(x, mode):
+    if mode == _Mode.DOUBLE:
+        return x * 2
+    return x * 3
+
+
+def _uses_enum_constants(x):
+    return _scaled_by_mode(x, _Mode.TRIPLE) - _scaled_by_mode(x, _Mode.DOUBLE)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_enum_constants_passed_to_callees(backend, request):
+    # an IntEnum member passed on was printed as its repr, <_Mode.TRIPLE: 2>: SyntaxError
+    if backend == "numba":
+        request.getfixturevalue("numba_backend")
+    jitted = astjax.jit(_uses_enum_constants)
+    np.testing.assert_array_equal(jitted(X), _uses_enum_constants(X))
+    assert jitted.compiled_for((X,), {})[0].backend == backend

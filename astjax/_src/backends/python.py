@@ -172,7 +172,7 @@ class PythonEmitter:
         """Source text for a value known at generation time."""
         if value is None or isinstance(value, (bool, str)) or value is Ellipsis:
             return repr(value)
-        if isinstance(value, (int, float, complex)) and not isinstance(value, np.generic):
+        if type(value) in (int, float, complex):  # (an IntEnum member is a static_ref)
             if isinstance(value, float) and not np.isfinite(value):
                 return f"float({str(value)!r})"
             return repr(value)
