@@ -7,7 +7,6 @@ The dtype utilities (``result_type``, ``promote_types``, ``can_cast``, ``isdtype
 read only an array's dtype, weak type and rank, which are known when code is generated.
 """
 import builtins
-import functools
 
 import numpy as np
 import scipy.special
@@ -340,17 +339,10 @@ class _Abstract:
         self.dtype, self.weak_type, self.ndim = t.dtype, t.weak, t.ndim
 
 
-class _on_types:
+class _on_types(static_helper):
     """A function of dtypes, weak types and ranks: called eagerly, a plain call; called from
     compiled code, it runs while the code is generated, on its arguments' types, and the
     call is its value."""
-
-    def __init__(self, fn):
-        functools.update_wrapper(self, fn)
-        self.fn = fn
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
 
     def __repr__(self):
         return f"<function astjax.numpy.{self.fn.__name__}>"
