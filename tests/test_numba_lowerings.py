@@ -174,6 +174,23 @@ def test_gather(numba_backend):
     _check(got, expected, 0, 0)
 
 
+def _index_with_a_tuple(m, rows, cols):
+    idx = (rows, cols)  # as jnp.tril_indices returns it
+    return m[idx], m.at[idx].add(1.0), m[jnp.tril_indices(3)]
+
+
+def test_gather_and_scatter_with_a_tuple_of_index_arrays(numba_backend):
+    # m[idx] with idx a tuple variable of index arrays ran on the python backend
+    # ("an index of (i32[_], i32[_])")
+    m = np.arange(9, dtype=np.float32).reshape(3, 3)
+    rows, cols = np.int32([0, 2, 1]), np.int32([1, 0, 2])
+    got, compiled = _run(_index_with_a_tuple, m, rows, cols)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    added = m.copy()
+    added[rows, cols] += 1.0
+    _check(got, (m[rows, cols], added, m[np.tril_indices(3)]), 0, 0)
+
+
 def _pick_and_put(x, i, v):
     return x[i, -1] + x[..., 2][0], x.at[i].set(v)
 

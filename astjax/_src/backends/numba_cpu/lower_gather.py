@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from ...ir import anno
-from ...ir.types import ArrayType, IndexType, Static, as_array_type
+from ...ir.types import ArrayType, IndexType, SequenceType, Static, as_array_type
 from .emitter import Unsupported
 from .fusion import Loop, tuple_source
 from .scalar import cast
@@ -89,6 +89,10 @@ def items(emitter, index):
         return out
     if isinstance(t, Static) and isinstance(t.value, tuple) and not anno.get(index, "captured"):
         return [_static_item(emitter, v) for v in t.value]  # a static tuple: one item each
+    if isinstance(t, SequenceType) and t.kind == "tuple":  # m[idx], idx = tril_indices(n)
+        name = emitter.atom(index)
+        return [_static_item(emitter, e.value) if isinstance(e, Static) else
+                _dynamic_item(f"{name}[{k}]", e) for k, e in enumerate(t.elts)]
     nodes = index.elts if isinstance(index, gast.Tuple) else [index]
     out = []
     for node in nodes:
