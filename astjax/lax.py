@@ -60,6 +60,7 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "RoundingMethod", "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2",
            "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt", "ceil",
            "clamp", "conj", "convert_element_type", "cos", "cosh", "digamma", "div", "eq",
+           "erf_inv",
            "erf", "erfc", "exp", "exp2", "expm1", "floor", "ge", "gt", "imag", "integer_pow",
            "is_finite", "le", "lgamma", "log", "log1p", "logistic", "lt", "max", "min", "mul",
            "ne", "neg", "nextafter", "polygamma", "pow", "real", "reciprocal", "rem", "round",
@@ -70,3 +71,12 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "full", "full_like", "index_in_dim", "iota", "pad", "reduce_and", "reduce_max",
            "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "reshape", "rev", "slice",
            "slice_in_dim", "squeeze", "transpose"]
+
+
+def __getattr__(name):
+    # erf_inv is astjax.scipy.special's erfinv (its custom derivative included); that module
+    # imports this one, so it is looked up on first use
+    if name == "erf_inv":
+        from .scipy.special import erfinv
+        return erfinv
+    raise AttributeError(f"module 'astjax.lax' has no attribute {name!r}")

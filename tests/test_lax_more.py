@@ -266,6 +266,19 @@ def test_elementwise_wrappers():
 
 # --- shapes ----------------------------------------------------------------------------------
 
+def test_erf_inv():
+    # lax.erf_inv is astjax.scipy.special.erfinv (AttributeError before)
+    import scipy.special
+    x = np.float32([-0.9, 0.1, 0.5])
+    np.testing.assert_allclose(lax.erf_inv(x), scipy.special.erfinv(x), rtol=2e-6)
+    np.testing.assert_allclose(astjax.jit(lambda v: lax.erf_inv(v))(x),
+                               scipy.special.erfinv(x), rtol=2e-6)
+    np.testing.assert_allclose(astjax.grad(lambda v: jnp.sum(lax.erf_inv(v)))(x),
+                               np.sqrt(np.pi) / 2 * np.exp(scipy.special.erfinv(x) ** 2),
+                               rtol=1e-5)
+    assert "erf_inv" in lax.__all__
+
+
 def test_shapes():
     v = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
     # JAX 0.10.2: interior padding and a negative low pad
