@@ -383,3 +383,20 @@ def test_a_varargs_callee_is_cached_across_processes(tmp_path):
     second = _run(tmp_path, setup="from varmod import f")
     assert second["stats"]["hits"] == 1, second["log"]
     assert second["out"] == first["out"] == [0.0, 4.0, 8.0, 12.0]
+
+
+def _repeat_then_add(x, *rest):
+    for _ in range(rest[0]):  # rest[0] must be static: a loop count in Python
+        x = x * 2
+    return x + rest[1]
+
+
+def test_static_argnums_pick_elements_of_star_args():
+    # as in JAX, static_argnums=1 of f(x, *rest) is rest[0] alone; it made every element
+    # of rest static ("static argument 'rest' of f must be hashable, got ndarray")
+    jitted = astjax.jit(_repeat_then_add, static_argnums=1)
+    x = np.float32([1.0, 2.0])
+    for n, offset in ((2, 1.0), (2, 3.0), (3, 1.0)):
+        np.testing.assert_allclose(jitted(x, n, np.full(2, offset, np.float32)),
+                                   x * 2 ** n + offset)
+    assert len(jitted.cache) == 2  # one compile per value of the static element only

@@ -434,9 +434,16 @@ class Transformed:
             static_argnums = (static_argnums,)
         if isinstance(static_argnames, str):
             static_argnames = (static_argnames,)
-        self.static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
+        kinds = [p.kind for p in self.signature.parameters.values()]
+        star = kinds.index(inspect.Parameter.VAR_POSITIONAL) \
+            if inspect.Parameter.VAR_POSITIONAL in kinds else None
+        # static_argnums past a *args parameter's position pick its elements, as in JAX
+        self.static_varargs = {i - star for i in static_argnums if star is not None and i >= star}
+        self.static = {names[i] for i in static_argnums
+                       if i < len(names) and (star is None or i < star)} | set(static_argnames)
         for i in static_argnums:
-            if not -len(names) <= i < len(names):
+            if star is None and not -len(names) <= i < len(names) or \
+                    star is not None and not 0 <= i:
                 raise ValueError(f"static_argnums {i} is out of range for "
                                  f"{fun.__name__}{self.signature}")
         if isinstance(donate_argnums, int):
@@ -469,22 +476,25 @@ class Transformed:
         return "python"
 
     def _each_argument(self, ba):
-        """(name, value) per argument, those of ``*args`` one by one: the function generated
-        takes each (pipeline.VarargView)."""
+        """(name, value, static) per argument, those of ``*args`` one by one: the function
+        generated takes each (pipeline.VarargView)."""
         for name, value in ba.arguments.items():
             p = self.signature.parameters[name]
             if p.kind is p.VAR_KEYWORD:
                 raise TypeError(f"{self.fun.__name__}(): astjax cannot compile **{name}")
-            yield from ((name, v) for v in value) if p.kind is p.VAR_POSITIONAL else \
-                [(name, value)]
+            if p.kind is p.VAR_POSITIONAL:
+                yield from ((name, v, name in self.static or k in self.static_varargs)
+                            for k, v in enumerate(value))
+            else:
+                yield name, value, name in self.static
 
     def compiled_for(self, args, kwargs):
         ba, defaulted = self.bind(args, kwargs)
         values, types_ = [], []
-        for name, value in self._each_argument(ba):
+        for name, value, static in self._each_argument(ba):
             if name in defaulted:
                 types_.append(Static(value))  # keyed by identity if unhashable
-            elif name in self.static:
+            elif static:
                 try:
                     hash(value)
                 except TypeError:
