@@ -30,6 +30,23 @@ def local_names(fdef):
     return names
 
 
+class Display:
+    """What ANF calls for a tuple or list display with starred items, ``(*xs, y)``: typing
+    knows the lengths and makes it the call of a generated function (infer.starred_call)."""
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def __repr__(self):
+        return f"<{self.kind} display>"
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+DISPLAYS = {gast.Tuple: Display("tuple"), gast.List: Display("list")}
+
+
 class ANF:
     def __init__(self, parsed, names, locals_):
         self.parsed = parsed
@@ -238,6 +255,9 @@ class ANF:
                                            ctx=gast.Load()), where)
         if isinstance(e, (gast.Tuple, gast.List)):
             cls = type(e)
+            if any(isinstance(x, gast.Starred) for x in e.elts):
+                display = gast.Constant(value=DISPLAYS[cls], kind=None)
+                return self.call(gast.Call(func=display, args=e.elts, keywords=[]), pre, where)
             return copy_loc(cls(elts=[a(x) for x in e.elts], ctx=gast.Load()), where)
         if isinstance(e, gast.Dict):
             if any(k is None for k in e.keys):
@@ -285,7 +305,8 @@ class ANF:
         if isinstance(idx, gast.Slice):
             parts = [None if p is None else a(p) for p in (idx.lower, idx.upper, idx.step)]
             return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
-        if isinstance(idx, gast.Tuple):
+        if isinstance(idx, gast.Tuple) and not any(isinstance(x, gast.Starred)
+                                                   for x in idx.elts):  # (x[*i, 0]: a tuple)
             return gast.Tuple(elts=[self.index(x, pre, where) for x in idx.elts],
                               ctx=gast.Load())
         if isinstance(idx, gast.List):  # as eager indexing (and JAX) says
@@ -317,7 +338,8 @@ class ANF:
 
 def _same_arity(target, value):
     return (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))
-            and len(target.elts) == len(value.elts))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, gast.Starred) for e in value.elts))  # (a, b = *xs,)
 
 
 def at_update(target, index, method, *args):

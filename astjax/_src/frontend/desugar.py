@@ -43,6 +43,9 @@ def check_supported(parsed):
                        for t in n.targets for e in _starred_in(t)}
     starred_targets |= {e for n in gast.walk(parsed.node) if isinstance(n, gast.Call)
                         for e in n.args if isinstance(e, gast.Starred)}  # f(*xs)
+    starred_targets |= {e for n in gast.walk(parsed.node) if isinstance(n, (gast.Tuple, gast.List))
+                        and isinstance(n.ctx, gast.Load)
+                        for e in n.elts if isinstance(e, gast.Starred)}  # (*xs, y)
     for node in gast.walk(parsed.node):
         if node is parsed.node:
             continue
@@ -78,7 +81,7 @@ class Desugar:
             lift_nested_functions(self.parsed, self.names, fdef)
         _remade_lists_renamed(fdef.body, self.names)
         if sugared or gast.List in kinds:
-            _grown_list_displays_as_appends(fdef)
+            _grown_list_displays_as_appends(fdef, self.names)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))] if sugared \
             else list(fdef.body)
         body = self.loops_over_sequences(body)
@@ -357,10 +360,11 @@ def _remade_lists_renamed(body, names):
         made.add(name)
 
 
-def _grown_list_displays_as_appends(fdef):
+def _grown_list_displays_as_appends(fdef, names):
     """``xs = [a, b]`` for a list the function appends to later becomes ``xs = []`` and an
-    append per element: a list built at run time from the start (one element type), as the
-    NumPy habit ``activations = [x]; ... activations.append(h)`` expects."""
+    append per element (``*ys``: a loop over ``ys``): a list built at run time from the
+    start (one element type), as the NumPy habit ``activations = [x]; ...
+    activations.append(h)`` expects."""
     grown = {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
              isinstance(n.func, gast.Attribute) and n.func.attr == "append" and
              isinstance(n.func.value, gast.Name)}
@@ -373,13 +377,19 @@ def _grown_list_displays_as_appends(fdef):
         for s in stmts:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
                     isinstance(s.targets[0], gast.Name) and s.targets[0].id in grown and \
-                    isinstance(s.value, gast.List) and s.value.elts and \
-                    not any(isinstance(e, gast.Starred) for e in s.value.elts):
+                    isinstance(s.value, gast.List) and s.value.elts:
                 name = s.targets[0].id
                 new.append(assign(name, gast.List(elts=[], ctx=gast.Load()), s))
-                new += [copy_loc(gast.Expr(value=gast.Call(func=gast.Attribute(
-                    value=load(name), attr="append", ctx=gast.Load()), args=[e],
-                    keywords=[])), s) for e in s.value.elts]
+                for e in s.value.elts:
+                    item = load(names.fresh("item")) if isinstance(e, gast.Starred) else e
+                    append = copy_loc(gast.Expr(value=gast.Call(func=gast.Attribute(
+                        value=load(name), attr="append", ctx=gast.Load()), args=[item],
+                        keywords=[])), s)
+                    if isinstance(e, gast.Starred):
+                        append = copy_loc(gast.For(target=store(item.id), iter=e.value,
+                                                   body=[append], orelse=[],
+                                                   type_comment=None), s)
+                    new.append(append)
             else:
                 new.append(s)
         stmts[:] = new

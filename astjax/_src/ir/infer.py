@@ -638,8 +638,10 @@ class FunctionTyper:
         ``f(a, xs[0], xs[1], k=v)`` (a method's receiver is passed in ``f``'s place)."""
         f = node.func
         method = isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env)
+        display = f.value.kind if isinstance(f, gast.Constant) and \
+            isinstance(f.value, anf_mod.Display) else None  # (*xs, y): no callee
         head = f.value if method else f
-        passed, params, items = [head], ["_f"], []
+        passed, params, items = ([], [], []) if display else ([head], ["_f"], [])
         for k, a in enumerate(node.args):
             params.append(f"_a{k}")
             if not isinstance(a, gast.Starred):
@@ -653,7 +655,8 @@ class FunctionTyper:
                 else None
             if n is None:
                 raise self.error(node, f"*{t}: astjax unpacks tuples and lists whose length "
-                                 f"is known while it generates code")
+                                 f"is known while it generates code (not a list built by "
+                                 f"append, whose length is a run-time value)")
             items += [f"{params[-1]}[{i}]" for i in range(n)]
         for k, kw in enumerate(node.keywords):
             if kw.arg is None:
@@ -662,7 +665,10 @@ class FunctionTyper:
             passed.append(kw.value)
             items.append(f"{kw.arg}={params[-1]}")
         target = f"_f.{f.attr}" if method else "_f"
-        source = f"def star_call({', '.join(params)}):\n    return {target}({', '.join(items)})\n"
+        built = f"{target}({', '.join(items)})" if not display else \
+            f"({''.join(i + ', ' for i in items)})" if display == "tuple" else \
+            f"[{', '.join(items)}]"
+        source = f"def star_{display or 'call'}({', '.join(params)}):\n    return {built}\n"
         return self.call_generated(node, source, passed, [self.atom(a, env) for a in passed])
 
     def call_generated(self, node, source, passed, types):
