@@ -1347,3 +1347,13 @@ def test_vmap_of_hessian_through_per_example_trip_counts():
         fd = np.stack([(np.asarray(g(x + eps * e)) - np.asarray(g(x - eps * e))) / (2 * eps)
                        for e in np.eye(len(x), dtype=np.float32)], axis=-1)
         np.testing.assert_allclose(h, fd, rtol=1e-3, atol=1e-3)
+
+
+def test_nested_vmap_of_an_op_moved_to_other_axes_keeps_its_defaults():
+    # vmap(jnp.sum, 1, -1) is a wrapper moving the axes around jnp.sum's batched function;
+    # an outer vmap bound the call sum_vmap(x) to the wrapper without sum's defaults
+    # (TypeError: missing a required argument: 'axis')
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    inner = vmap(jnp.sum, 1, -1)
+    np.testing.assert_allclose(vmap(lambda r: inner(r))(x), x.sum(1))
+    np.testing.assert_allclose(jit(vmap(lambda r: inner(r)))(x), x.sum(1))

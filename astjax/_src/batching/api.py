@@ -187,7 +187,10 @@ class Vmapped(Jitted):
         name = f"{spec.name}_vmap"
         source = f"def {name}({', '.join(params)}):\n{body}\n    return {result}\n"
         from ..frontend.synthetic import from_source
-        return from_source(name, source, namespace, spec.parsed)
+        from .transform import _keep_defaults
+        wrapper = from_source(name, source, namespace, spec.parsed)
+        _keep_defaults(wrapper, spec.fn)  # vmap(vmap(jnp.sum, 1))(x) binds sum's defaults
+        return wrapper
 
 
 class _VmapFunction:
