@@ -33,7 +33,8 @@ from ._composites2 import (  # noqa: E402,F401
 from ._math_extra import *  # noqa: E402,F401,F403
 from ._array_building import *  # noqa: E402,F401,F403
 from ._statistics import *  # noqa: E402,F401,F403
-from . import _array_building, _math_extra, _statistics  # noqa: E402
+from ._vectorize import *  # noqa: E402,F401,F403
+from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
@@ -41,7 +42,8 @@ for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.piecewise, piecewise)) + tuple(
         (getattr(_np, _name), globals()[_name])
         for _name in (_composites.__all__ + _composites2.__all__ + _math_extra.__all__
-                      + _array_building.__all__ + _statistics.__all__)
+                      + _array_building.__all__ + _statistics.__all__
+                      + _vectorize.__all__)
         if hasattr(_np, _name)  # np.trapezoid is new in NumPy 2.0
         and not isinstance(getattr(_np, _name), type)):  # np.bool stays np.bool
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
