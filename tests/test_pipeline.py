@@ -560,3 +560,14 @@ def test_enum_constants_passed_to_callees(backend, request):
     jitted = astjax.jit(_uses_enum_constants)
     np.testing.assert_array_equal(jitted(X), _uses_enum_constants(X))
     assert jitted.compiled_for((X,), {})[0].backend == backend
+
+
+def test_transforms_of_numpy_functions_use_their_astjax_counterparts():
+    # vmap(np.sum) raised "_wrapreduction() takes **kwargs, which astjax cannot compile",
+    # grad(np.sin) NoSourceError: a NumPy function is the jnp function it stands for, as
+    # it is inside compiled code
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(astjax.vmap(np.sum)(x), x.sum(axis=1))
+    np.testing.assert_allclose(astjax.grad(np.sin)(1.0), np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(np.tanh)(x), np.tanh(x), rtol=1e-6)
+    np.testing.assert_array_equal(astjax.vmap(np.sort)(x[:, ::-1]), x)

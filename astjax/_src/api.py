@@ -416,7 +416,8 @@ class Transformed:
     def __init__(self, fun, static_argnums=(), static_argnames=(), donate_argnums=()):
         if not callable(fun):
             raise TypeError(f"expected a function, got {type(fun).__name__}")
-        from .ops.registry import Op
+        from .ops.registry import Op, function_for_object, op_for_object
+        fun = op_for_object(fun) or function_for_object(fun) or fun  # vmap(np.sum): jnp's
         if isinstance(fun, Op):  # jit(jnp.sin), vmap(jnp.diag), grad(jnp.tanh)
             fun = _op_function(fun)
         if isinstance(fun, functools.partial):  # jit(partial(f, a)): a generated def
