@@ -453,3 +453,17 @@ def test_unsigned_sign_and_transpose_with_axes_as_arguments(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (np.sign(u8), np.sign(u32), x.transpose(1, 0, 2), x.transpose(2, 0, 1) * 2.0))
     assert got[0].dtype == np.uint8 and got[1].dtype == np.uint32
+
+
+def _measured_sum(a, b):
+    return (a[:, None] + b[:, None]).shape  # the sum is only measured
+
+
+def test_an_elementwise_result_only_measured_still_checks_sizes(numba_backend):
+    # its shape was read from an operand and the sum dropped, size check and all: (2, 1)
+    # for operands of sizes 2 and 3, where NumPy raises
+    jitted = astjax.jit(_measured_sum)
+    assert tuple(int(n) for n in jitted(np.ones(2, np.float32), np.ones(2, np.float32))) \
+        == (2, 1)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        jitted(np.ones(2, np.float32), np.ones(3, np.float32))

@@ -5,6 +5,8 @@ Inlined VJP rules pass values through parameters, tuples and ``r[k]`` reads:
 lets fusion put ``t0``'s loop into its consumer's, and the copies go. Only
 names assigned once (temporaries, not loop-carried variables) are touched.
 """
+from collections import Counter
+
 import gast
 
 from ...ir import anno
@@ -169,10 +171,19 @@ def _shapes_from_operands(fdef):
             made_by[s.targets[0].id] = (anno.get(s.targets[0], "type"), s.value)
 
     carried = _carried_shapes(fdef, stores)
+    reads, measured = Counter(), Counter()
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads[n.id] += 1
+        elif isinstance(n, gast.Attribute) and n.attr == "shape" and \
+                isinstance(n.value, gast.Name):
+            measured[n.value.id] += 1
 
     def same_shape_operand(name):
         if name not in made_by:
             return carried(name)
+        if reads[name] == measured[name]:
+            return None  # only measured: computing it checks its operands' sizes agree
         t, value = made_by[name]
         for v in (anno.get(value, "operand_nodes") or {}).values():
             if isinstance(v, gast.Name) and _same_layout(anno.get(v, "type"), t):
