@@ -789,7 +789,7 @@ class FunctionTyper:
             if value is _NOT_FOLDED:
                 value = self.module.folded_calls[key] = target(
                     *[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
-            if is_array_value(value):  # scipy.linalg.hilbert(3): a constant array
+            if is_array_value(value):  # scipy.special.jv(0, (1.0, 2.0)): a constant array
                 return self.computed_array(node, value)
             anno.set_(node, "folded", value)
             return Static(value)
