@@ -359,8 +359,27 @@ def test_meshgrid_and_ix():
                                   M[np.ix_(i, j)])
 
 
+def _grids_times(x):
+    yy, xx = jnp.mgrid[0:1:3j, 0:2]
+    rows, cols = jnp.ogrid[0:3, 0:2]
+    return yy * x + xx + rows * cols, jnp.c_[(1.0, 2.0), (3.0, 4.0)] * x + jnp.r_[1.0, 2.0]
+
+
+def test_index_helpers_with_constant_indices_in_compiled_code():
+    # mgrid, ogrid, r_, c_ of constants are computed while the code is generated (they
+    # were "cannot index static <..._Grid object>")
+    x = np.float32(2.0)
+    yy, xx = np.mgrid[0:1:3j, 0:2]
+    rows, cols = np.ogrid[0:3, 0:2]
+    want = (yy * x + xx + rows * cols, np.c_[(1.0, 2.0), (3.0, 4.0)] * x + np.r_[1.0, 2.0])
+    for got, w in zip(astjax.jit(_grids_times)(x), want):
+        np.testing.assert_allclose(got, w, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda x: jnp.sum(_grids_times(x)[0]))(x),
+                               np.sum(yy), rtol=1e-6)
+
+
 def test_index_helpers_eagerly():
-    # mgrid, ogrid, r_, c_ are indexed objects, which compiled code cannot index yet
+    # (in compiled code, mgrid, ogrid, r_ and c_ take constants only)
     np.testing.assert_array_equal(jnp.mgrid[0:3, 0:2], np.mgrid[0:3, 0:2])
     np.testing.assert_allclose(jnp.mgrid[0:1:5j], np.mgrid[0:1:5j])
     for g, w in zip(jnp.ogrid[0:3, 1:4:2], np.ogrid[0:3, 1:4:2]):

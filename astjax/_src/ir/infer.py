@@ -542,8 +542,15 @@ class FunctionTyper:
         idx = self.index_param(node.slice, env)
         if isinstance(t, Static) and t.value is np.s_:
             return IndexType(idx)  # an index built at run time, e.g. for a VJP rule
-        if isinstance(t, Static) and isinstance(idx, (int, slice, str)):
-            return self.fold(node, operator.getitem, t, Static(idx))
+        if isinstance(t, Static) and _constant_index(idx):
+            try:
+                value = t.value[idx]
+            except Exception as e:  # the user's Python would raise the same
+                raise self.error(node, f"{type(e).__name__}: {e}") from None
+            if is_array_value(value):  # jnp.mgrid[0:3, 0:2], jnp.r_[1.0, 2.0]
+                return self.computed_array(node, value)
+            anno.set_(node, "folded", value)
+            return Static(value)
         if isinstance(t, (Static, SequenceType)) and isinstance(idx, ArrayType):
             self.unroll_if_loop_counter(node, t)
         if isinstance(t, SequenceType):
@@ -1037,6 +1044,19 @@ class FunctionTyper:
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+def _constant_index(idx):
+    """An index known while the code is generated: numbers, strings, slices of numbers
+    (``mgrid[0:1:5j]``), None, ``...``, or tuples of those."""
+    def item(i):
+        if isinstance(i, slice):
+            return all(p is None or isinstance(p, (int, float, complex))
+                       for p in (i.start, i.stop, i.step))
+        if isinstance(i, (tuple, list)):  # jnp.c_[(1., 2.), (3., 4.)]
+            return all(item(e) for e in i)
+        return i is None or i is Ellipsis or isinstance(i, (int, float, complex, str))
+    return item(idx)
 
 
 def _all_static(t):
