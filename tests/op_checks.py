@@ -66,3 +66,13 @@ def rand(shape, dtype=np.float32, seed=0):
     if np.dtype(dtype).kind == "b":
         return r.random(shape) > 0.5
     return (r.random(shape) * 10 - 5).astype(dtype)
+
+
+def check_dtype_table(table, x64):
+    """Each ``(make, want)`` of ``table``: ``make()``'s dtype is ``want`` (JAX 0.10.2's),
+    or ``want[x64]`` for a ``(without, with 64-bit types)`` pair."""
+    for i, (make, want) in enumerate(table):
+        if isinstance(want, tuple):
+            want = want[x64]
+        got = make().dtype
+        assert got == np.dtype(want), (i, got, want)

@@ -10,6 +10,8 @@ import astjax
 import astjax.numpy as jnp
 from astjax.test_util import check_grads
 
+from .op_checks import check_dtype_table
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4, 5)).astype(np.float32)
 XN = X.copy()
@@ -140,10 +142,7 @@ DTYPES = [
 
 
 def _check_dtypes(x64):
-    for i, (fn, want) in enumerate(DTYPES):
-        if isinstance(want, tuple):
-            want = want[x64]
-        assert fn().dtype == np.dtype(want), (i, fn().dtype, want)
+    check_dtype_table(DTYPES, x64)
 
 
 def test_dtypes_as_jax():

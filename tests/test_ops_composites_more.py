@@ -10,6 +10,8 @@ import astjax
 import astjax.numpy as jnp
 from astjax.test_util import check_grads
 
+from .op_checks import check_dtype_table
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4, 5)).astype(np.float32)
 XN = X.copy()
@@ -181,8 +183,7 @@ DTYPES_X64 = [
 
 
 def _check_dtypes(x64):
-    for i, (fn, want) in enumerate(DTYPES + [(f, w[x64]) for f, w in DTYPES_X64]):
-        assert fn().dtype == np.dtype(want), (i, fn().dtype, want)
+    check_dtype_table(DTYPES + DTYPES_X64, x64)
 
 
 @pytest.mark.filterwarnings("ignore:float64 input converted")  # F64 with 64-bit types off

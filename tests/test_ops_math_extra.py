@@ -12,6 +12,8 @@ import astjax
 import astjax.numpy as jnp
 from astjax.test_util import check_grads
 
+from .op_checks import check_dtype_table
+
 RNG = np.random.default_rng(0)
 X = (RNG.standard_normal((3, 4)) * 4).astype(np.float32)
 Y = (RNG.standard_normal(4) * 2).astype(np.float32)
@@ -192,10 +194,7 @@ DTYPES = [
 
 
 def _check_dtypes(x64):
-    for i, (fn, want) in enumerate(DTYPES):
-        if isinstance(want, tuple):
-            want = want[x64]
-        assert fn().dtype == np.dtype(want), (i, fn().dtype, want)
+    check_dtype_table(DTYPES, x64)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # x // 0

@@ -11,6 +11,8 @@ import astjax
 import astjax.numpy as jnp
 from astjax.test_util import check_grads
 
+from .op_checks import check_dtype_table
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 XN = X.copy()
@@ -308,10 +310,7 @@ def test_dtypes_as_jax(x64):
     before = astjax.config.jax_enable_x64
     astjax.config.update("jax_enable_x64", x64)
     try:
-        for i, (make, want) in enumerate(DTYPES):
-            if isinstance(want, tuple):
-                want = want[x64]
-            assert str(make().dtype) == want, (i, want)
+        check_dtype_table(DTYPES, x64)
     finally:
         astjax.config.update("jax_enable_x64", before)
 
