@@ -346,18 +346,25 @@ def _check_delete_index(obj, n):
     return obj % n
 
 
-def delete(arr, obj, axis=None, assume_unique_indices=False):
-    """``arr`` without the entries at ``obj`` (an int, a slice, an integer array, or a
-    boolean mask of the axis' length) along ``axis`` (``arr`` flattened if None). Indices
-    may be known only at run time, and repeat."""
+def _flat_or_along(arr, obj, axis, name):
+    """delete's and insert's ``arr`` as an array, flattened when ``axis`` is None, and the
+    axis ``obj`` indexes; ``obj`` a list or tuple is refused, as in JAX."""
     a = jnp.asarray(arr)
     if axis is None:
         a = jnp.ravel(a)
         axis = 0
-    ax = _normalize_axis(axis, a.ndim, "delete")
-    n = a.shape[ax]
+    ax = _normalize_axis(axis, a.ndim, name)
     if isinstance(obj, (list, tuple)):
-        _no_sequence(obj, "delete")
+        _no_sequence(obj, name)
+    return a, ax
+
+
+def delete(arr, obj, axis=None, assume_unique_indices=False):
+    """``arr`` without the entries at ``obj`` (an int, a slice, an integer array, or a
+    boolean mask of the axis' length) along ``axis`` (``arr`` flattened if None). Indices
+    may be known only at run time, and repeat."""
+    a, ax = _flat_or_along(arr, obj, axis, "delete")
+    n = a.shape[ax]
     if isinstance(obj, int) and not isinstance(obj, bool):
         if isinstance(n, int):
             obj = _check_delete_index(obj, n)
@@ -406,14 +413,8 @@ def insert(arr, obj, values, axis=None):
     1-D integer array) along ``axis`` (``arr`` flattened if None), as ``jnp.insert``:
     ``values`` take ``arr``'s dtype; an int ``obj`` inserts ``values`` (its first axis
     along ``axis``) as a block."""
-    a = jnp.asarray(arr)
-    if axis is None:
-        a = jnp.ravel(a)
-        axis = 0
-    ax = _normalize_axis(axis, a.ndim, "insert")
+    a, ax = _flat_or_along(arr, obj, axis, "insert")
     n_input = a.shape[ax]
-    if isinstance(obj, (list, tuple)):
-        _no_sequence(obj, "insert")
     if isinstance(obj, slice):
         idx = jnp.arange(n_input)[obj]
     else:
