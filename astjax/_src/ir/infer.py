@@ -805,10 +805,11 @@ class FunctionTyper:
         if isinstance(target, pytypes.MethodType):  # obj.f(x) of an obj from outside
             return self.user_call(node, method_function(target), args, kwargs)
         self.refuse_transformed_closure(node, target, args, kwargs)
-        from ..random.checks import static_helper
+        from ..random.checks import is_known, static_helper
         if isinstance(target, static_helper):  # a check in astjax.numpy code: name the argument
             bound = inspect.signature(target.fn).bind(*args, **kwargs).arguments
-            names = [k for k, t in bound.items() if not _all_static(t)]
+            names = [k for k, t in bound.items()  # (a tuple: a *args parameter's types)
+                     if not (all(map(is_known, t)) if isinstance(t, tuple) else is_known(t))]
             raise self.error(node, f"{', '.join(names)} must be known when the code is "
                              f"generated (a Python number or tuple, a shape, a static "
                              f"argument), not a value computed at run time")
@@ -1057,14 +1058,6 @@ def _constant_index(idx):
             return all(item(e) for e in i)
         return i is None or i is Ellipsis or isinstance(i, (int, float, complex, str))
     return item(idx)
-
-
-def _all_static(t):
-    if isinstance(t, SequenceType):
-        return all(_all_static(e) for e in t.elts)
-    if isinstance(t, tuple):  # (a *args parameter's values)
-        return all(_all_static(e) for e in t)
-    return isinstance(t, Static)
 
 
 def _draws_random_numbers(fn):

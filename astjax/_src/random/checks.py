@@ -51,15 +51,17 @@ def known_or_run_time(known, run_time):
     Compiled code has symbolic shapes: the shape of an array computed at run time (a
     parameter passed to jit, a constant captured by vmap'd code) is known only at run time,
     so the random bits of a shape taken from it are counted at run time too."""
-    return _two_way(known, lambda *arg_types: known if all(_known(t) for t in arg_types)
+    return _two_way(known, lambda *arg_types: known if all(is_known(t) for t in arg_types)
                     else run_time)
 
 
-def _known(t):
+def is_known(t):
+    """A type whose value is known while the code is generated (constants, and tuples of
+    them)."""
     if isinstance(t, Static):
         return True
     if isinstance(t, SequenceType):
-        return all(_known(e) for e in t.elts)
+        return all(is_known(e) for e in t.elts)
     return False
 
 
@@ -173,7 +175,7 @@ class _RandomFunction:
             key_type(spec.name, types[spec.key], spec.batched_key)
         for name in spec.static:
             t = types[name]
-            if name == "shape" and spec.run_time_shape and not _known(t):
+            if name == "shape" and spec.run_time_shape and not is_known(t):
                 run_time_shape_type(spec.name, t)
             elif not isinstance(t, Static) and not _all_static(t):
                 raise TypeError(f"{spec.name}: {name} must be known when the code is "
@@ -258,7 +260,7 @@ def _known_shape(name, shape):
 def _run_time_shape(name, shape):
     """The function that canonicalizes a shape of type ``shape`` in compiled code (the
     random function's ``function_for`` has checked it)."""
-    if _known(shape):
+    if is_known(shape):
         return _known_shape
     return _shape_of_one_dim if isinstance(shape, ArrayType) else _shape_as_given
 
