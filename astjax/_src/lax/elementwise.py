@@ -16,116 +16,45 @@ def _a(x):
     return jnp.asarray(x)
 
 
-def neg(x):
-    return jnp.negative(x)
-
-
-def sign(x):
-    return jnp.sign(x)
-
-
-def floor(x):
-    return jnp.floor(x)
-
-
-def ceil(x):
-    return jnp.ceil(x)
-
-
-def is_finite(x):
-    return jnp.isfinite(x)
-
-
-def abs(x):
-    return jnp.abs(x)
-
-
-def exp(x):
-    return jnp.exp(x)
-
-
-def exp2(x):
-    return jnp.exp2(x)
-
-
-def expm1(x):
-    return jnp.expm1(x)
-
-
-def log(x):
-    return jnp.log(x)
-
-
-def log1p(x):
-    return jnp.log1p(x)
-
-
-def sqrt(x):
-    return jnp.sqrt(x)
+# the unary functions are the jnp ops themselves (each takes x, as lax's does)
+neg = jnp.negative
+sign = jnp.sign
+floor = jnp.floor
+ceil = jnp.ceil
+is_finite = jnp.isfinite
+abs = jnp.abs
+exp = jnp.exp
+exp2 = jnp.exp2
+expm1 = jnp.expm1
+log = jnp.log
+log1p = jnp.log1p
+sqrt = jnp.sqrt
+cbrt = jnp.cbrt
+square = jnp.square
+reciprocal = jnp.reciprocal
+sin = jnp.sin
+cos = jnp.cos
+tan = jnp.tan
+asin = jnp.arcsin
+acos = jnp.arccos
+atan = jnp.arctan
+sinh = jnp.sinh
+cosh = jnp.cosh
+tanh = jnp.tanh
+asinh = jnp.arcsinh
+acosh = jnp.arccosh
+atanh = jnp.arctanh
+erf = jnp.erf
+erfc = jnp.erfc
+real = jnp.real
+imag = jnp.imag
+conj = jnp.conj
+bitwise_not = jnp.bitwise_not
+lgamma, digamma = _gammaln, _digamma  # log|gamma(x)| and its derivative
 
 
 def rsqrt(x):
     return 1 / jnp.sqrt(x)
-
-
-def cbrt(x):
-    return jnp.cbrt(x)
-
-
-def square(x):
-    return jnp.square(x)
-
-
-def reciprocal(x):
-    return jnp.reciprocal(x)
-
-
-def sin(x):
-    return jnp.sin(x)
-
-
-def cos(x):
-    return jnp.cos(x)
-
-
-def tan(x):
-    return jnp.tan(x)
-
-
-def asin(x):
-    return jnp.arcsin(x)
-
-
-def acos(x):
-    return jnp.arccos(x)
-
-
-def atan(x):
-    return jnp.arctan(x)
-
-
-def sinh(x):
-    return jnp.sinh(x)
-
-
-def cosh(x):
-    return jnp.cosh(x)
-
-
-def tanh(x):
-    return jnp.tanh(x)
-
-
-def asinh(x):
-    return jnp.arcsinh(x)
-
-
-def acosh(x):
-    return jnp.arccosh(x)
-
-
-def atanh(x):
-    return jnp.arctanh(x)
 
 
 def logistic(x):
@@ -133,37 +62,8 @@ def logistic(x):
     return 1 / (1 + jnp.exp(-_a(x)))
 
 
-def erf(x):
-    return jnp.erf(x)
-
-
-def erfc(x):
-    return jnp.erfc(x)
-
-
-def lgamma(x):
-    """``log|gamma(x)|``."""
-    return _gammaln(x)
-
-
-def digamma(x):
-    return _digamma(x)
-
-
 def polygamma(m, x):
     return _polygamma(m, x)
-
-
-def real(x):
-    return jnp.real(x)
-
-
-def imag(x):
-    return jnp.imag(x)
-
-
-def conj(x):
-    return jnp.conj(x)
 
 
 @static_helper
@@ -293,10 +193,6 @@ def bitwise_or(x, y):
 
 def bitwise_xor(x, y):
     return jnp.bitwise_xor(x, y)
-
-
-def bitwise_not(x):
-    return jnp.bitwise_not(x)
 
 
 def shift_left(x, y):
