@@ -114,6 +114,7 @@ class FunctionTyper:
     def statement(self, s, env):
         if isinstance(s, gast.Assign):
             t = self.rhs(s.value, env)
+            s.value = anno.get(s.value, "replaced_by", s.value)  # (sequence_equal)
             if anno.get(s.value, "computed_array"):  # read from now on as a captured array
                 s.value = copy_loc(load(anno.get(s.value, "computed_array")), s.value)
                 t = self.atom(s.value, env)
@@ -297,6 +298,7 @@ class FunctionTyper:
             anno.set_(call, "list_append", True)
             return
         t = self.rhs(call, env)
+        s.value = call = anno.get(call, "replaced_by", call)
         anno.set_(call, "type", t)
 
     # --- right-hand sides ------------------------------------------------------------------
@@ -467,11 +469,10 @@ class FunctionTyper:
             return Static(negate)
         test = " and ".join([f"_a[{k}] == _b[{k}]" for k in range(length(a))]) or "True"
         test = f"not ({test})" if negate else test
-        left, right = node.left, node.comparators[0]
-        node.__class__ = gast.Call  # (the node is that function's call from here on)
-        del node.left, node.ops, node.comparators
-        return self.call_generated(node, f"def tuple_equal(_a, _b):\n    return {test}\n",
-                                   [left, right], [a, b])
+        call = copy_loc(gast.Call(func=None, args=[], keywords=[]), node)
+        anno.set_(node, "replaced_by", call)  # statement() puts the call in its place
+        return self.call_generated(call, f"def tuple_equal(_a, _b):\n    return {test}\n",
+                                   [node.left, node.comparators[0]], [a, b])
 
     def attribute(self, node, env):
         t = self.atom(node.value, env)
