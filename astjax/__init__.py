@@ -16,6 +16,7 @@ from ._src.ad.checkpoint import checkpoint, remat
 from ._src.ad.jacobian import hessian, jacfwd, jacrev
 from ._src.ad.custom import custom_jvp, custom_vjp
 from ._src.batching.api import vmap
+from ._src.shapes_api import ShapeDtypeStruct, eval_shape, typeof
 from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
 from . import ad_checkpoint, checkpoint_policies  # noqa: F401
 from . import debug, profiler, random  # noqa: F401
