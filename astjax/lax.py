@@ -29,6 +29,10 @@ from ._src.lax.scans import (associative_scan, cumlogsumexp, cummax, cummin, cum
 from ._src.lax.sorting import argmax, argmin, sort, sort_key_val, top_k
 from ._src.lax.windowed import (conv, conv_general_dilated, conv_with_general_padding,
                                 padtype_to_pads, reduce_window)
+from ._src.lax.bits import clz, population_count, shift_right_logical
+from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, reduce_xor,
+                              select_n, split, stack, tile, unstack)
+from ._src.lax.special import zeta
 from ._src.batching.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._src.ops.registry import REGISTRY as _REGISTRY
 
@@ -70,13 +74,20 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "broadcast", "broadcast_in_dim", "broadcasted_iota", "concatenate", "expand_dims",
            "full", "full_like", "index_in_dim", "iota", "pad", "reduce_and", "reduce_max",
            "reduce_min", "reduce_or", "reduce_prod", "reduce_sum", "reshape", "rev", "slice",
-           "slice_in_dim", "squeeze", "transpose"]
+           "slice_in_dim", "squeeze", "transpose",
+           # bits, arrays, special functions
+           "clz", "population_count", "shift_right_logical", "broadcast_to_rank", "collapse",
+           "complex", "index_take", "reduce_xor", "select_n", "split", "stack", "tile",
+           "unstack", "zeta", "bessel_i0e", "bessel_i1e"]
+
+# names astjax.scipy.special defines (that module imports this one)
+_FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}
 
 
 def __getattr__(name):
-    # erf_inv is astjax.scipy.special's erfinv (its custom derivative included); that module
-    # imports this one, so it is looked up on first use
-    if name == "erf_inv":
-        from .scipy.special import erfinv
-        return erfinv
+    # erf_inv, bessel_i0e and bessel_i1e are astjax.scipy.special's functions (their custom
+    # derivatives included); that module imports this one, so they are looked up on first use
+    if name in _FROM_SCIPY_SPECIAL:
+        from .scipy import special
+        return getattr(special, _FROM_SCIPY_SPECIAL[name])
     raise AttributeError(f"module 'astjax.lax' has no attribute {name!r}")

@@ -1,0 +1,70 @@
+"""``lax``'s bit functions missing from jnp: ``shift_right_logical``, ``population_count``
+and ``clz``, as plain ``astjax.numpy`` code on the operand viewed as an unsigned integer of
+its width (``astype`` wraps), compiled like user code.
+"""
+import numpy as np
+
+import astjax.numpy as jnp
+
+from ..random.checks import static_helper  # evaluated while generating code
+
+
+@static_helper
+def _unsigned(dtype, fn):
+    """(the unsigned dtype of ``dtype``'s width, its number of bits)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"{fn} does not accept dtype {dtype.name}. Accepted dtypes are "
+                        f"subtypes of integer.")
+    return np.dtype(f"uint{8 * dtype.itemsize}"), 8 * dtype.itemsize
+
+
+@static_helper
+def _halvings(bits):
+    """1, 2, 4, ... up to ``bits // 2``."""
+    return tuple(1 << k for k in range(bits.bit_length() - 1))
+
+
+def shift_right_logical(x, y):
+    """``x >> y`` filling with zeros (of a signed ``x`` too); shifts of the width or more,
+    and negative ones, give 0, as in JAX."""
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    udt, bits = _unsigned(x.dtype, "shift_right_logical")
+    u = x.astype(udt)
+    s = jnp.asarray(y).astype(udt)  # a negative shift becomes one of the width or more
+    out_of_range = s >= bits
+    shifted = jnp.right_shift(u, jnp.where(out_of_range, 0, s).astype(udt))
+    return jnp.where(out_of_range, 0, shifted).astype(x.dtype)
+
+
+def _popcount_unsigned(u, bits):
+    # bit counts of pairs, nibbles, then bytes, summed into the low byte (no products, so
+    # nothing overflows)
+    udt = u.dtype
+    m1 = jnp.asarray(0x5555555555555555 >> (64 - bits), dtype=udt)
+    m2 = jnp.asarray(0x3333333333333333 >> (64 - bits), dtype=udt)
+    m4 = jnp.asarray(0x0F0F0F0F0F0F0F0F >> (64 - bits), dtype=udt)
+    v = u - (jnp.right_shift(u, 1) & m1)
+    v = (v & m2) + (jnp.right_shift(v, 2) & m2)
+    v = (v + jnp.right_shift(v, 4)) & m4
+    for shift in _halvings(bits)[3:]:
+        v = v + jnp.right_shift(v, shift)
+    return v & jnp.asarray(0x7F, dtype=udt)
+
+
+def population_count(x):
+    """The number of bits set in each element of the integer ``x``, in ``x``'s dtype."""
+    x = jnp.asarray(x)
+    udt, bits = _unsigned(x.dtype, "population_count")
+    return _popcount_unsigned(x.astype(udt), bits).astype(x.dtype)
+
+
+def clz(x):
+    """The number of leading zero bits of each element of the integer ``x`` (its width for
+    0), in ``x``'s dtype."""
+    x = jnp.asarray(x)
+    udt, bits = _unsigned(x.dtype, "clz")
+    v = x.astype(udt)
+    for shift in _halvings(bits):  # every bit below the highest set one set too
+        v = v | jnp.right_shift(v, shift)
+    return (bits - _popcount_unsigned(v, bits)).astype(x.dtype)

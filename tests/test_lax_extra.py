@@ -1,0 +1,229 @@
+"""astjax.lax functions added after test_lax_more: the bit functions (shift_right_logical,
+population_count, clz), select_n, split/stack/unstack/tile/collapse/complex/
+broadcast_to_rank/index_take/reduce_xor, zeta and the scaled Bessel functions. Each against
+JAX 0.10.2's values (literals from a JAX run) or NumPy, eagerly and under jit (python
+backend), with gradients where JAX has them and vmap; one small Numba program."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+from astjax.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+
+
+def both(fn, *args):
+    """(eager result, jit result) as NumPy trees."""
+    conv = lambda t: astjax.tree_util.tree_map(np.asarray, t)
+    return conv(fn(*args)), conv(astjax.jit(fn)(*args))
+
+
+def assert_both(fn, args, want, rtol=1e-6, atol=0.0, dtype=None):
+    """``want``: one array, or a tuple/list of the result's leaves."""
+    want_leaves = list(want) if isinstance(want, (tuple, list)) else [want]
+    for got in both(fn, *args):
+        got_leaves = astjax.tree_util.tree_leaves(got)
+        assert len(got_leaves) == len(want_leaves)
+        for g, w in zip(got_leaves, want_leaves):
+            w = np.asarray(w)
+            assert g.shape == w.shape, (g.shape, w.shape)
+            assert g.dtype == (w.dtype if dtype is None else dtype), (g.dtype, w.dtype)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+@pytest.fixture
+def x64():
+    before = astjax.config.jax_enable_x64
+    astjax.config.update("jax_enable_x64", True)
+    yield
+    astjax.config.update("jax_enable_x64", before)
+
+
+# --- bits ------------------------------------------------------------------------------------
+
+def bits32(x, s):
+    return lax.shift_right_logical(x, s), lax.population_count(x), lax.clz(x)
+
+
+def bits_small(x, s):
+    return lax.shift_right_logical(x, s), lax.population_count(x), lax.clz(x)
+
+
+def test_bit_functions():
+    x = np.int32([-8, 7, -1, 1 << 30, 0])
+    s = np.int32([1, 2, 31, 32, -1])
+    # JAX: shift_right_logical, population_count, clz
+    assert_both(bits32, (x, s), (np.int32([2147483644, 1, 1, 0, 0]), np.int32([29, 3, 32, 1, 0]),
+                                 np.int32([0, 29, 0, 1, 32])))
+    assert_both(bits_small, (np.int8([-128, 127]), np.int8([7, 1])),
+                (np.int8([1, 63]), np.int8([1, 7]), np.int8([0, 1])))
+    assert_both(bits_small, (np.uint8([200, 1, 0]), np.uint8([3, 8, 0])),
+                (np.uint8([25, 0, 0]), np.uint8([3, 1, 0]), np.uint8([0, 7, 8])))
+    got = astjax.vmap(bits32)(x.reshape(5, 1), s.reshape(5, 1))
+    np.testing.assert_array_equal(np.asarray(got[2])[:, 0], [0, 29, 0, 1, 32])
+    with pytest.raises(TypeError, match="population_count does not accept dtype float32"):
+        lax.population_count(np.float32([1.0]))
+
+
+def test_bit_functions_64(x64):
+    x = np.int64([-1, 1, 0, (1 << 40) + 7])
+    # JAX (x64): clz [0 63 64 23], population_count [64 1 0 4]
+    np.testing.assert_array_equal(lax.clz(x), [0, 63, 64, 23])
+    np.testing.assert_array_equal(astjax.jit(bits32)(x, x)[1], [64, 1, 0, 4])
+    got = lax.shift_right_logical(np.int64([-1, -1 << 40]), np.int64([60, 3]))
+    np.testing.assert_array_equal(got, [15, 2305842871774740480])
+    assert got.dtype == np.int64
+
+
+# --- select_n --------------------------------------------------------------------------------
+
+def select3(which, a, b, c):
+    return lax.select_n(which, a, b, c)
+
+
+def select2(which, a, b):
+    return lax.select_n(which, a, b)
+
+
+def test_select_n():
+    a, b, c = np.float32([1, 2, 3]), np.float32([3, 4, 5]), np.float32([7, 8, 9])
+    assert_both(select3, (np.int32([0, 2, 1]), a, b, c), np.float32([1, 8, 5]))  # JAX
+    assert_both(select2, (np.bool_([True, False, True]), a, b), np.float32([3, 2, 5]))
+    assert_both(select2, (True, a, b), b)
+    assert_both(lambda w, a: lax.select_n(w, a), (np.int32([0, 0, 0]), a), a)
+    grad = astjax.grad(lambda b: select3(np.int32([0, 2, 1]), a, b * b, c).sum())(b)
+    np.testing.assert_allclose(grad, [0, 0, 10])
+    batched = astjax.vmap(select3, in_axes=(0, None, 0, None))(np.int32([[0, 1, 2], [1, 1, 0]]),
+                                                               a, np.stack([b, b]), c)
+    np.testing.assert_allclose(batched, [[1, 4, 9], [3, 4, 3]])
+    for args, message in [((np.int32([0, 1]), np.ones(2, np.float32), np.ones(2, np.int32)),
+                           "same dtypes, got float32, int32"),
+                          ((np.bool_([True]), a, a, a), "cannot have > 2 cases"),
+                          ((np.float32([0.0]), a, a), "must be boolean or integer type"),
+                          ((np.int32([0]),), "at least one case")]:
+        with pytest.raises((TypeError, ValueError), match=message):
+            lax.select_n(*args)
+
+
+# --- split, stack, unstack, tile, collapse, complex, broadcast_to_rank -----------------------
+
+def split_stack(x):
+    a, b = lax.split(x, (2, 4))
+    return lax.stack([a, b[:2]], 1), lax.unstack(x.reshape(3, 2), 1)[1]
+
+
+def tile_collapse(x):
+    return lax.tile(x, (2, 1)), lax.collapse(x[None, :, :, None], 1, 3), \
+        lax.broadcast_to_rank(x, 4)
+
+
+def test_split_stack_tile_collapse():
+    x = np.arange(6, dtype=np.float32)
+    # JAX: split(arange(6.), (2, 4)) -> [0, 1], [2, 3, 4, 5]
+    assert_both(split_stack, (x,), (np.float32([[0, 2], [1, 3]]), np.float32([1, 3, 5])))
+    m = x.reshape(2, 3)
+    assert_both(tile_collapse, (m,), (np.tile(m, (2, 1)), m.reshape(1, 6, 1),
+                                      m.reshape(1, 1, 2, 3)))
+    assert lax.collapse(np.ones((2, 3, 4, 5), np.float32), 1).shape == (2, 60)
+    assert lax.collapse(np.ones((2, 3, 4, 5), np.float32), -2).shape == (2, 3, 20)
+    assert lax.broadcast_to_rank(m, 1).shape == (2, 3)
+    check_grads(lambda x: jnp.sum(split_stack(x)[0] ** 2) + jnp.sum(tile_collapse(
+        x.reshape(2, 3))[0] ** 3), (x,), order=1, modes=("rev",))
+    got = astjax.vmap(lambda r: lax.split(r, (1, 2))[1])(m)
+    np.testing.assert_allclose(got, m[:, 1:])
+    with pytest.raises(ValueError, match="Sum of sizes 4 must be equal to dimension 0"):
+        lax.split(np.ones(5, np.float32), (2, 2))
+    with pytest.raises(TypeError, match="reps length must be equal to the ndim of x"):
+        lax.tile(x, (2, 2))
+
+
+def make_complex(x, y):
+    return lax.complex(x, y)
+
+
+def test_complex():
+    x, y = np.float32([1, -2]), np.float32([0.5, 3])
+    assert_both(make_complex, (x, y), x + 1j * y, dtype=np.complex64)
+    assert_both(make_complex, (1.0, y), 1 + 1j * y, dtype=np.complex64)
+    with pytest.raises(TypeError, match="complex does not accept dtype int32 at position 1"):
+        lax.complex(x, np.int32([1, 2]))
+
+
+# --- index_take, reduce_xor ------------------------------------------------------------------
+
+def take02(s, i, j):
+    return lax.index_take(s, (i, j), (0, 2))
+
+
+def test_index_take():
+    s = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    i, j = np.int32([1, 0]), np.int32([3, 2])
+    assert_both(take02, (s, i, j), np.float32([[15, 19, 23], [2, 6, 10]]))  # JAX
+    # adjacent axes: the indexed dimension still comes first (NumPy would keep it in place)
+    got = lax.index_take(s, (np.int32([2, 0]), np.int32([1, 1])), (1, 2))
+    np.testing.assert_allclose(got, s[:, [2, 0], [1, 1]].T)
+    grad = astjax.grad(lambda s: take02(s, i, j).sum())(s)
+    want = np.zeros_like(s)
+    want[1, :, 3] = want[0, :, 2] = 1
+    np.testing.assert_allclose(grad, want)
+
+
+def xor_rows(x):
+    return lax.reduce_xor(x, (1,))
+
+
+def test_reduce_xor():
+    assert_both(xor_rows, (np.int32([[1, 2, 4], [3, 3, 5], [-1, 5, -7]]),),
+                np.int32([7, 5, 3]))  # 1^2^4, 3^3^5, -1^5^-7
+    assert_both(lambda x: lax.reduce_xor(x, (0,)), (np.bool_([[True, False], [True, True]]),),
+                np.bool_([False, True]))  # JAX
+    # JAX: [203  72]
+    np.testing.assert_array_equal(lax.reduce_xor(np.uint8([[200, 5], [3, 77]]), (0,)),
+                                  np.uint8([203, 72]))
+    assert lax.reduce_xor(np.int32([[-1, 5], [3, -7]]), (0, 1)) == 0  # JAX
+
+
+# --- special functions -----------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_zeta_and_scaled_bessel():
+    x, q = np.float32([1.5, 2.0, 4.0]), np.float32([0.25, 3.0, 10.0])
+    # JAX: zeta(x, q)
+    assert_both(lax.zeta, (x, q), np.float32([1.0213057e+01, 3.9493403e-01, 3.8665021e-04]),
+                rtol=2e-6)
+    # domain: x < 1 NaN, x == 1 inf, q <= 0 with x not an integer NaN, the poles (JAX)
+    got = lax.zeta(np.float32([0.5, 1.0, 1.5, 2.0, 3.0, 2.0]),
+                   np.float32([1.0, 1.0, -0.5, -1.5, -2.0, 0.0]))
+    np.testing.assert_allclose(got, [np.nan, np.inf, np.nan, 9.379247, np.nan, np.inf],
+                               rtol=1e-6)
+    # d/dq zeta(x, q) = -x zeta(x + 1, q)
+    g = astjax.grad(lax.zeta, 1)(2.0, 3.0)
+    np.testing.assert_allclose(g, -2 * (1.2020569031595942 - 1 - 1 / 8), rtol=1e-5)
+    v = np.float32([0.5, -2.0, 30.0])
+    # JAX: bessel_i0e, bessel_i1e
+    assert_both(lax.bessel_i0e, (v,), np.float32([0.6450353, 0.3085083, 0.07314594]))
+    assert_both(lax.bessel_i1e, (v,), np.float32([0.1564208, -0.21526928, 0.07191633]))
+
+
+# --- Numba -----------------------------------------------------------------------------------
+
+def _numba_program(x, s, w, a, b, q):
+    bits = lax.population_count(x) + lax.clz(x) + lax.shift_right_logical(x, s)
+    return bits, lax.select_n(w, a, b) + lax.zeta(2.0, q)
+
+
+def test_numba(numba_backend):
+    x, s = np.int32([-8, 7, -1, 0]), np.int32([1, 2, 31, 40])
+    w = np.int32([0, 1, 1, 0])
+    a, b = np.float32([1, 2, 3, 4]), np.float32([5, 6, 7, 8])
+    q = np.float32([1, 2, 3, 0.5])
+    jitted = astjax.jit(_numba_program)
+    got = jitted(x, s, w, a, b, q)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    want = _numba_program(x, s, w, a, b, q)  # eagerly
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
