@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import types
+import weakref
 
 import numpy as np
 
@@ -410,6 +411,9 @@ def _wrap_behind(result, out_type):
     return _wrap_either((kind, out), ran_type)
 
 
+LIVE_TRANSFORMS = weakref.WeakSet()
+
+
 class Transformed:
     """Shared machinery of decorators: argument typing, the specialization cache."""
 
@@ -451,6 +455,7 @@ class Transformed:
             donate_argnums = (donate_argnums,)
         self.donate_argnums = tuple(i % len(names) for i in donate_argnums)
         self.cache = {}
+        LIVE_TRANSFORMS.add(self)  # (clear_caches empties every one)
 
     def __get__(self, obj, objtype=None):
         # a transformed function in a class body is a method, as JAX's jit and grad are

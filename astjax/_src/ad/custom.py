@@ -42,14 +42,16 @@ class _Custom:
         if wrapper is not None:
             return wrapper
         names = list(inspect.signature(self.fun).parameters)
-        source = f"def {self.fun.__name__}({', '.join(names)}):\n" \
-                 f"    return _primal({', '.join(names)})\n"
+        source = f"def {self.fun.__name__}({', '.join(names)}):\n" + self._primal_source(names)
         parsed = _origin(self.fun)
         wrapper = from_source(self.fun.__name__, source, {"_primal": self.fun}, parsed)
         wrapper.__signature__ = inspect.signature(self.fun)  # its defaults: f(x) of f(x, k=3.)
         wrapper.custom_rule = self
         self.wrappers[arg_types] = wrapper
         return wrapper
+
+    def _primal_source(self, names):
+        return f"    return _primal({', '.join(names)})\n"
 
 
 _PRIMALS = {}  # id of a Specialization -> (spec, its rule's primal function)

@@ -1,0 +1,123 @@
+"""custom_gradient, linear_transpose, closure_convert, named_call, named_scope,
+ensure_compile_time_eval and clear_caches (astjax/_src/misc_api.py), against JAX 0.10.2's
+values for the same calls (written as literals) and the analytic derivatives."""
+from functools import partial
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+@astjax.custom_gradient
+def sin_with_rule(x):
+    return jnp.sin(x), lambda g: (g * 3.0 * x,)
+
+
+@astjax.custom_gradient
+def product_with_rule(x, y):
+    return x * y, lambda g: (g * y, g * x * 10)
+
+
+@astjax.custom_gradient
+def double_with_bare_cotangent(x):
+    return x * 2, lambda g: g * 5  # one argument: a bare cotangent, as JAX accepts
+
+
+def test_custom_gradient():
+    # JAX: 0.84147096 3.0 6.0 [0. 3. 6.], (3.0, 20.0), 5.0, and 3.0 for grad of grad
+    # (the rule as written, differentiated)
+    np.testing.assert_allclose(sin_with_rule(1.0), 0.84147096)
+    assert astjax.grad(sin_with_rule)(1.0) == 3.0
+    assert astjax.jit(astjax.grad(sin_with_rule))(2.0) == 6.0
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(sin_with_rule))(jnp.arange(3.0)),
+                               [0.0, 3.0, 6.0])
+    assert astjax.grad(product_with_rule, (0, 1))(2.0, 3.0) == (3.0, 20.0)
+    assert astjax.grad(double_with_bare_cotangent)(1.0) == 5.0
+    assert astjax.grad(astjax.grad(sin_with_rule))(1.0) == 3.0
+
+
+def test_linear_transpose():
+    lt = astjax.linear_transpose(lambda x, y: 2 * x + y.sum(), 1.0, jnp.ones(3))
+    got = lt(1.0)  # JAX: (2.0, [1. 1. 1.])
+    assert isinstance(got, tuple) and got[0] == 2.0
+    np.testing.assert_array_equal(got[1], np.ones(3, np.float32))
+    got = astjax.jit(lt)(2.0)  # JAX: (4.0, [2. 2. 2.])
+    assert got[0] == 4.0 and np.array_equal(got[1], np.full(3, 2.0, np.float32))
+    lt2 = astjax.linear_transpose(lambda x: (x * 3, x[:2]),
+                                  astjax.ShapeDtypeStruct((3,), jnp.float32))
+    (ct,) = lt2((jnp.ones(3), jnp.ones(2)))  # JAX: ([4. 4. 3.],)
+    np.testing.assert_array_equal(ct, np.float32([4, 4, 3]))
+    with pytest.raises(ValueError, match="shapes differ"):  # JAX: TypeError, same check
+        lt(jnp.ones(2))
+
+
+@partial(astjax.custom_vjp, nondiff_argnums=(0,))
+def apply_with_rule(fn, x, c):
+    return fn(x, c)
+
+
+def _apply_fwd(fn, x, c):
+    return fn(x, c), (x, c)
+
+
+def _apply_bwd(fn, res, g):
+    x, c = res
+    return g * 100.0, jnp.zeros_like(c)
+
+
+apply_with_rule.defvjp(_apply_fwd, _apply_bwd)
+
+
+def converted_closure_through_a_custom_vjp(x, y):
+    g = lambda z: jnp.sin(z) * y
+    gc, consts = astjax.closure_convert(g, x)
+    return gc(x, *consts) + apply_with_rule(gc, x, *consts)
+
+
+def converted_closure_of_constants(x):
+    g = lambda z: jnp.sin(z) * 2.0
+    gc, consts = astjax.closure_convert(g, x)
+    return gc(x, *consts)
+
+
+def test_closure_convert():
+    w = jnp.ones(3)
+    gc, consts = astjax.closure_convert(lambda z: z * w, jnp.ones(3))
+    assert consts == []  # as JAX: concrete captured values are not hoisted
+    np.testing.assert_array_equal(gc(jnp.full(3, 2.0)), np.full(3, 2.0))
+    # in compiled code, the captured run-time values are the consts (JAX: 3.3658838; its
+    # grad with respect to x 101.080605, cos(1) * 2 + the rule's 100)
+    f = converted_closure_through_a_custom_vjp
+    np.testing.assert_allclose(astjax.jit(f)(1.0, 2.0), 3.3658838, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(f)(1.0, 2.0), 101.080605, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(converted_closure_of_constants)(1.0),
+                               2 * np.sin(1.0), rtol=1e-6)
+
+
+def named_call_of_a_closure(x, y):
+    return astjax.named_call(lambda z: jnp.sin(z) * y, name="g")(x)
+
+
+def test_named_call_scope_and_compile_time_eval():
+    assert astjax.named_call(lambda x: x + 1, name="foo")(1.0) == 2.0
+    np.testing.assert_allclose(astjax.jit(named_call_of_a_closure)(1.0, 2.0),
+                               2 * np.sin(1.0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(named_call_of_a_closure)(1.0, 2.0),
+                               2 * np.cos(1.0), rtol=1e-6)
+    with astjax.named_scope("layer"):
+        assert astjax.jit(lambda x: x * 2)(3.0) == 6.0
+    with pytest.raises(TypeError, match="must be a string"):
+        with astjax.named_scope(3):
+            pass
+    with astjax.ensure_compile_time_eval():
+        assert isinstance(jnp.ones(2) + 1, astjax.Array)
+
+
+def test_clear_caches():
+    f = astjax.jit(lambda x: x + 1)
+    assert f(1.0) == 2.0 and len(f.cache) == 1
+    assert astjax.clear_caches() is None
+    assert len(f.cache) == 0
+    assert f(2.0) == 3.0 and len(f.cache) == 1
