@@ -208,11 +208,73 @@ def test_zeta_and_scaled_bessel():
     assert_both(lax.bessel_i1e, (v,), np.float32([0.1564208, -0.21526928, 0.07191633]))
 
 
+# --- reduce ----------------------------------------------------------------------------------
+
+def reduce_floats(x):
+    return (lax.reduce(x, 0.0, lax.add, (1,)), lax.reduce(x, 1.0, jnp.add, (1,)),
+            lax.reduce(x, 10.0, lax.max, (0, 1)), lax.reduce(x, 2.0, lambda a, b: a * b, (0,)),
+            lax.reduce(x, np.inf, np.minimum, (1,)))
+
+
+def reduce_bits(i, b):
+    return (lax.reduce(i, -1, lax.bitwise_and, (0,)), lax.reduce(i, 0, jnp.bitwise_or, (1,)),
+            lax.reduce(i, 0, lambda p, q: p ^ q, (0, 1)),
+            lax.reduce(b, True, jnp.logical_and, (1,)))
+
+
+def _max(a, b):
+    return jnp.maximum(a, b)
+
+
+def reduce_pair(x):
+    return lax.reduce((x, x * 2), (0.0, 0.0), lambda a, b: (a[0] + b[0], _max(b[1], a[1])),
+                      (1,))
+
+
+def reduce_unknown(x):
+    return lax.reduce(x, 0.0, lambda a, b: a - b, (1,))
+
+
+def test_reduce():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    # JAX: [3, 12], [4, 13], 10, [0, 8, 20] (the init value counted once)
+    assert_both(reduce_floats, (x,), (np.float32([3, 12]), np.float32([4, 13]), np.float32(10),
+                                      np.float32([0, 8, 20]), np.float32([0, 3])))
+    # JAX: [4 0], [7 14], [False True]
+    assert_both(reduce_bits, (np.int32([[5, 3], [6, 12]]), np.bool_([[True, False], [True, True]])),
+                (np.int32([4, 0]), np.int32([7, 14]), np.int32(5 ^ 3 ^ 6 ^ 12),
+                 np.bool_([False, True])))
+    # JAX: (Array([3., 12.]), Array([6., 24.])) for the sum of both; here a sum and a max
+    assert_both(reduce_pair, (x,), (np.float32([3, 12]), np.float32([4, 10])))
+    # JAX: 30 everywhere; the row of maxima
+    np.testing.assert_allclose(
+        astjax.grad(lambda x: lax.reduce(x, 0.0, lax.add, (1,)).sum() ** 2)(x), np.full((2, 3), 30))
+    np.testing.assert_allclose(astjax.jit(astjax.grad(
+        lambda x: lax.reduce(x, -jnp.inf, lax.max, (0,)).sum()))(x), [[0, 0, 0], [1, 1, 1]])
+    np.testing.assert_allclose(astjax.vmap(lambda r: lax.reduce(r, 0.0, lax.add, (0,)))(x),
+                               [3, 12])
+
+
+def test_reduce_errors():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(NotImplementedError, match=r"cannot reduce with <lambda> \(defined at "
+                                                  r".*test_lax_extra.py:\d+\)"):
+        reduce_unknown(x)
+    with pytest.raises(NotImplementedError,
+                       match=r"test_lax_extra.py:\d+:\d+: lax.reduce: astjax cannot reduce"):
+        astjax.jit(reduce_unknown)(x)
+    with pytest.raises(ValueError, match="reduction axes \\(2,\\) contains out-of-bounds"):
+        lax.reduce(x, 0.0, lax.add, (2,))
+    with pytest.raises(TypeError, match="use bitwise_and"):
+        lax.reduce(np.int32([1, 2]), 1, jnp.logical_and, (0,))
+
+
 # --- Numba -----------------------------------------------------------------------------------
 
 def _numba_program(x, s, w, a, b, q):
     bits = lax.population_count(x) + lax.clz(x) + lax.shift_right_logical(x, s)
-    return bits, lax.select_n(w, a, b) + lax.zeta(2.0, q)
+    return (bits, lax.select_n(w, a, b) + lax.zeta(2.0, q),
+            lax.reduce(x, 0, lax.bitwise_xor, (0,)) + lax.reduce(a, 1.0, lambda u, v: u + v, (0,)))
 
 
 def test_numba(numba_backend):
@@ -227,3 +289,4 @@ def test_numba(numba_backend):
     want = _numba_program(x, s, w, a, b, q)  # eagerly
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    assert got[2] == want[2] == (-8 ^ 7 ^ -1) + 11

@@ -8,7 +8,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from ..random.checks import known_or_run_time, static_helper
-from .bits import _unsigned
+from .bits import bit_reduce
 
 
 @static_helper
@@ -189,26 +189,7 @@ def index_take(src, idxs, axes):
     return jnp.moveaxis(x, axes, front)[tuple(idxs)]
 
 
-@static_helper
-def _xor_kind(dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return 0
-    _unsigned(dtype, "reduce_xor")
-    return 8 * dtype.itemsize
-
-
 def reduce_xor(operand, axes):
     """The exclusive or of ``operand``'s elements along ``axes`` (booleans or integers):
     bit by bit, the parity of the number of elements with that bit set."""
-    x = jnp.asarray(operand)
-    axes = tuple(axes)
-    bits = _xor_kind(x.dtype)
-    if bits == 0:
-        return jnp.sum(x, axis=axes, dtype=jnp.int32) % 2 == 1
-    u = x.astype(_unsigned(x.dtype, "reduce_xor")[0])
-    out = jnp.zeros_like(jnp.sum(u, axis=axes, dtype=u.dtype))
-    for k in range(bits):
-        parity = jnp.sum(jnp.right_shift(u, k) & 1, axis=axes, dtype=u.dtype) & 1
-        out = out | jnp.left_shift(parity, k)
-    return out.astype(x.dtype)
+    return bit_reduce(operand, tuple(axes), "xor")

@@ -68,3 +68,33 @@ def clz(x):
     for shift in _halvings(bits):  # every bit below the highest set one set too
         v = v | jnp.right_shift(v, shift)
     return (bits - _popcount_unsigned(v, bits)).astype(x.dtype)
+
+
+def bit_reduce(x, axes, kind):
+    """The and, or or xor ("and", "or", "xor") of the boolean or integer ``x``'s elements
+    along ``axes``; for integers bit by bit: all set, any set, an odd number set."""
+    x = jnp.asarray(x)
+    if _is_bool(x.dtype):
+        if kind == "and":
+            return jnp.all(x, axis=axes)
+        if kind == "or":
+            return jnp.any(x, axis=axes)
+        return jnp.sum(x, axis=axes, dtype=jnp.int32) % 2 == 1
+    udt, bits = _unsigned(x.dtype, "reduce_" + kind)
+    u = x.astype(udt)
+    out = jnp.zeros_like(jnp.sum(u, axis=axes, dtype=udt))
+    for k in range(bits):
+        bit = jnp.right_shift(u, k) & 1
+        if kind == "and":
+            set_ = jnp.all(bit == 1, axis=axes)
+        elif kind == "or":
+            set_ = jnp.any(bit == 1, axis=axes)
+        else:
+            set_ = jnp.sum(bit, axis=axes, dtype=jnp.int32) % 2 == 1
+        out = out | jnp.left_shift(set_.astype(udt), k)
+    return out.astype(x.dtype)
+
+
+@static_helper
+def _is_bool(dtype):
+    return np.dtype(dtype).kind == "b"
