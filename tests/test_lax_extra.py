@@ -269,12 +269,66 @@ def test_reduce_errors():
         lax.reduce(np.int32([1, 2]), 1, jnp.logical_and, (0,))
 
 
+# --- conv_transpose --------------------------------------------------------------------------
+
+X1 = np.arange(1, 7, dtype=np.float32).reshape(1, 3, 2)  # NHC: 3 positions, 2 channels
+K1 = np.float32([[[1, 0, 2], [0, 1, -1]], [[2, 1, 0], [1, -1, 1]]])  # HIO
+X2 = np.arange(1, 9, dtype=np.float32).reshape(1, 2, 2, 2)  # NHWC
+K2 = np.arange(-6, 6, dtype=np.float32).reshape(3, 2, 2, 1)  # HWIO
+_ROW = [4, -1, 2, 1, 2, 0, 10, -1, 4, 3, 4, 2, 16, -1, 6, 5, 6, 4]
+
+# (args, keywords, JAX 0.10.2's result)
+CONV_T_CASES = [
+    ((X1, K1, (2,), "SAME"), {}, np.float32(_ROW).reshape(1, 6, 3)),
+    ((X1, K1, (2,), "VALID"), {}, np.float32(_ROW).reshape(1, 6, 3)),
+    ((X1, K1, (2,), ((1, 0),)), {}, np.float32(_ROW[:15]).reshape(1, 5, 3)),
+    ((X1, K1, (2,), ((0, 1),)), {"use_consistent_padding": True},
+     np.float32(_ROW[:15]).reshape(1, 5, 3)),
+    ((X1, K1[:, :, :2], (3,), "SAME"), {"rhs_dilation": (2,), "transpose_kernel": True},
+     np.float32([1, 2, 0, 0, 4, -1, 3, 4, 0, 0, 10, -1, 5, 6, 0, 0, 16, -1]).reshape(1, 9, 2)),
+    ((X2, K2, (2, 1), "SAME"), {}, np.float32([14, 40, 2, 0, 40, 56, 6, -8]).reshape(1, 4, 2, 1)),
+    ((X2.transpose(0, 3, 1, 2), K2.transpose(3, 2, 0, 1), (2, 2), "SAME"),
+     {"dimension_numbers": ("NCHW", "OIHW", "NCHW")},
+     np.float32([14, 8, 32, 18, 2, -4, 4, -10, 40, 12, 44, 0, 6, -16, 8, -22]).reshape(1, 1, 4, 4)),
+]
+
+_conv_t_jit = astjax.jit(lax.conv_transpose, static_argnums=(2, 3, 4, 5, 6, 7, 8, 9))
+
+
+@pytest.mark.parametrize("case", range(len(CONV_T_CASES)))
+def test_conv_transpose(case):
+    args, kw, want = CONV_T_CASES[case]
+    got = lax.conv_transpose(*args, **kw)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want)
+    full = args + (kw.get("rhs_dilation"), kw.get("dimension_numbers"),
+                   kw.get("transpose_kernel", False), None, None,
+                   kw.get("use_consistent_padding", False))
+    np.testing.assert_allclose(_conv_t_jit(*full), want)
+
+
+def conv_t_same(x, k):
+    return lax.conv_transpose(x, k, (2,), "SAME")
+
+
+def test_conv_transpose_grad_and_vmap():
+    x = RNG.standard_normal((2, 3, 2)).astype(np.float32)
+    k = RNG.standard_normal((3, 2, 2)).astype(np.float32)
+    check_grads(lambda x, k: jnp.sum(jnp.sin(conv_t_same(x, k))), (x, k), order=1,
+                modes=("rev",), atol=1e-2, rtol=1e-2)
+    batched = astjax.vmap(lambda r: conv_t_same(r[None], k)[0])(x)
+    np.testing.assert_allclose(batched, conv_t_same(x, k), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="Invalid padding mode: SAME_LOWER"):
+        lax.conv_transpose(x, k, (2,), "SAME_LOWER", use_consistent_padding=True)
+
+
 # --- Numba -----------------------------------------------------------------------------------
 
-def _numba_program(x, s, w, a, b, q):
+def _numba_program(x, s, w, a, b, q, lhs, kernel):
     bits = lax.population_count(x) + lax.clz(x) + lax.shift_right_logical(x, s)
     return (bits, lax.select_n(w, a, b) + lax.zeta(2.0, q),
-            lax.reduce(x, 0, lax.bitwise_xor, (0,)) + lax.reduce(a, 1.0, lambda u, v: u + v, (0,)))
+            lax.reduce(x, 0, lax.bitwise_xor, (0,)) + lax.reduce(a, 1.0, lambda u, v: u + v, (0,)),
+            lax.conv_transpose(lhs, kernel, (2,), "SAME"))
 
 
 def test_numba(numba_backend):
@@ -283,10 +337,11 @@ def test_numba(numba_backend):
     a, b = np.float32([1, 2, 3, 4]), np.float32([5, 6, 7, 8])
     q = np.float32([1, 2, 3, 0.5])
     jitted = astjax.jit(_numba_program)
-    got = jitted(x, s, w, a, b, q)
+    got = jitted(x, s, w, a, b, q, X1, K1)
     (compiled,) = jitted.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
-    want = _numba_program(x, s, w, a, b, q)  # eagerly
+    want = _numba_program(x, s, w, a, b, q, X1, K1)  # eagerly
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
     assert got[2] == want[2] == (-8 ^ 7 ^ -1) + 11
+    np.testing.assert_allclose(got[3], CONV_T_CASES[0][2])

@@ -275,10 +275,16 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     ``feature_group_count``. ``batch_group_count`` must be 1; ``precision`` is ignored."""
     x = jnp.asarray(lhs)
     w = jnp.asarray(rhs)
-    (lhs_perm, rhs_perm, back, strides, pads, lhs_dil, rhs_dil, subscripts, spatial,
-     modes) = _conv_spec(x.ndim, w.ndim, window_strides, padding, lhs_dilation,
-                           rhs_dilation, dimension_numbers, feature_group_count,
-                           batch_group_count)
+    spec = _conv_spec(x.ndim, w.ndim, window_strides, padding, lhs_dilation, rhs_dilation,
+                      dimension_numbers, feature_group_count, batch_group_count)
+    return conv_from_spec(x, w, spec, spec[4], feature_group_count, preferred_element_type)
+
+
+def conv_from_spec(x, w, spec, pads, feature_group_count, preferred_element_type):
+    """The convolution ``_conv_spec`` describes, with ``pads`` (in place of the spec's:
+    conv_transpose's are run-time ints where they depend on the kernel's size)."""
+    (lhs_perm, rhs_perm, back, strides, _, lhs_dil, rhs_dil, subscripts, spatial,
+     modes) = spec
     x = jnp.transpose(x, lhs_perm)
     w = jnp.transpose(w, rhs_perm)
     zero = jnp.zeros((), x.dtype)
