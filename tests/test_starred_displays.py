@@ -123,3 +123,41 @@ def test_numba(numba_backend):
     (compiled,) = jitted.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
     np.testing.assert_array_equal(got, np.concatenate([A, 2 * A, A]))
+
+
+def rows_copied(m):
+    a, b = [*m]           # as JAX: m's rows (a, b = m), here m's first axis has a
+    c, d = list(m * 2.0)  # run-time length, so only unpacking and loops take them
+    e, f = tuple(jnp.sin(m))
+    acc = a * b + c * d + e * f
+    for r in [*m]:
+        acc = acc + r
+    for i, r in enumerate(list(m)):
+        acc = acc + i * r * r
+    return acc
+
+
+def rows_copied_numpy(m):
+    a, b = m
+    return a * b + 4 * a * b + np.sin(a) * np.sin(b) + a + b + b * b
+
+
+def test_copies_of_an_array_unpack_and_loop_over_its_rows(x64):
+    m = X[:2, None] * X  # 2 x 3
+    np.testing.assert_allclose(astjax.jit(rows_copied)(m), rows_copied_numpy(m), rtol=1e-12)
+    check_grads(rows_copied, (m,), modes=("fwd", "rev"))
+    ms = np.stack([m, 2 * m])
+    np.testing.assert_allclose(astjax.vmap(rows_copied)(ms),
+                               np.stack([rows_copied_numpy(m), rows_copied_numpy(2 * m)]),
+                               rtol=1e-12)
+
+
+def test_rows_of_an_array_as_a_sequence_is_a_located_error():
+    def f(x):
+        m = x.reshape(2, 3)
+        return jnp.stack([*m, m[0]])  # STAR-ROWS
+
+    with pytest.raises(TypeCheckError, match="first axis has a run-time length") as e:
+        astjax.jit(f)(A)
+    line = next(k for k, s in enumerate(open(__file__), 1) if "# STAR-ROWS" in s)
+    assert f"{__file__}:{line}:" in str(e.value)

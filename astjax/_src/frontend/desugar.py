@@ -75,6 +75,8 @@ class Desugar:
         # desugared are generated ones (derivatives), hundreds of statements long
         kinds = {type(n) for n in gast.walk(fdef) if n is not fdef}
         sugared = bool(kinds & _SUGAR)
+        if sugared or gast.Tuple in kinds or gast.List in kinds:
+            _copies_unpacked_as_their_iterable(fdef)
         if sugared:
             _StarredTargets(self.names).visit(fdef)
             _DictComprehensions(self.parsed).visit(fdef)
@@ -250,6 +252,8 @@ class Desugar:
             return load(n), elem
         if _is_call_to(it, "range"):
             return self._range_element(it, idx, pre, where)
+        if _copied_iterable(it) is not None:  # for r in [*x], list(x): x's elements
+            return self._element(_copied_iterable(it), idx, pre, where)
         seq = self.names.fresh("seq")
         pre.append(assign(seq, it, where))
         return call("len", load(seq)), gast.Subscript(value=load(seq), slice=idx,
@@ -490,6 +494,28 @@ def _rename(node, renames):
 
 def _as_list(x):
     return x if isinstance(x, list) else [x]
+
+
+def _copied_iterable(node):
+    """``x`` of ``[*x]``, ``(*x,)``, ``list(x)`` or ``tuple(x)``, whose elements are x's."""
+    if isinstance(node, (gast.List, gast.Tuple)) and len(node.elts) == 1 and \
+            isinstance(node.elts[0], gast.Starred):
+        return node.elts[0].value
+    if (_is_call_to(node, "list") or _is_call_to(node, "tuple")) and len(node.args) == 1 \
+            and not node.keywords and not isinstance(node.args[0], gast.Starred):
+        return node.args[0]
+    return None
+
+
+def _copies_unpacked_as_their_iterable(fdef):
+    """``a, b = [*x]`` (``list(x)``, ``tuple(x)``) is ``a, b = x``, as in Python: an array
+    ``x``, whose first axis has a run-time length here, is then unpacked as JAX does (a
+    starred target, ``a, *b = [*x]``, would make ``b`` a slice of x, not a list: left alone)."""
+    for s in gast.walk(fdef):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], (gast.Tuple, gast.List)) and \
+                not _starred_in(s.targets[0]) and _copied_iterable(s.value) is not None:
+            s.value = _copied_iterable(s.value)
 
 
 def _is_call_to(node, name):

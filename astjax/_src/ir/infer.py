@@ -661,6 +661,8 @@ class FunctionTyper:
             n = len(t.elts) if isinstance(t, SequenceType) else \
                 len(t.value) if isinstance(t, Static) and isinstance(t.value, (tuple, list)) \
                 else None
+            if n is None and isinstance(t, ArrayType):
+                raise self.error(node, _rows_of_array(f"*{t}"))
             if n is None:
                 raise self.error(node, f"*{t}: astjax unpacks tuples and lists whose length "
                                  f"is known while it generates code (not a list built by "
@@ -1249,8 +1251,16 @@ def _tuple_of(kind):
             return SequenceType(t.elts, kind)
         if isinstance(t, Static):
             return self.fold(node, lambda v, _: (tuple if kind == "tuple" else list)(v), t, t)
+        if isinstance(t, ArrayType):
+            raise self.error(node, _rows_of_array(f"{kind}() of {t}"))
         raise self.error(node, f"{kind}() of {t} is not supported")
     return fn
+
+
+def _rows_of_array(what):
+    return (f"{what}: an array's first axis has a run-time length in astjax, so its rows "
+            f"are not a sequence of known length; unpack them into names (a, b = x, or "
+            f"a, b = [*x]), loop over them (for row in x) or use the array itself")
 
 
 def _range_outside_for(self, node, args, kwargs):
