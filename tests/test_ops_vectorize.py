@@ -124,10 +124,40 @@ def test_vmap():
     np.testing.assert_allclose(got, X.sum(1))
 
 
+def _affine(x, y=1.0, scale=2.0):
+    return x * y + scale
+
+
+_affine_v = jnp.vectorize(_affine)
+_affine_excluded = jnp.vectorize(_affine, excluded={1, "scale"})
+
+
 def test_keywords():
-    # an excluded keyword is passed through, as JAX (eagerly)
+    # an excluded keyword is passed through, as JAX (eagerly and in compiled code)
     f = jnp.vectorize(lambda v, scale=1.0: v * scale, excluded={"scale"})
     np.testing.assert_allclose(f(Y, scale=3.0), Y * 3)
+    np.testing.assert_allclose(astjax.jit(lambda y: f(y, scale=3.0))(Y), Y * 3)
+    w = Y[0]
+    for call in (lambda w: _affine_excluded(w, 3.0, scale=w),       # a row per element
+                 lambda w: _affine_excluded(w, y=w[:, None], scale=w)):
+        np.testing.assert_allclose(astjax.jit(call)(w), call(w), rtol=1e-6)
+    np.testing.assert_allclose(_affine_excluded(w, 3.0, scale=w), 3 * w[:, None] + w)
+    # one not excluded is mapped with the positional ones, as NumPy's vectorize maps it
+    # (JAX 0.10.2 drops it: _affine(x) there)
+    for call in (lambda w: _affine_v(w, y=w[:, None]), lambda w: _affine_v(w, scale=w)):
+        want = np.vectorize(_affine)(w, y=w[:, None]) if call(w).ndim == 2 else w + w
+        np.testing.assert_allclose(call(w), want, rtol=1e-6)
+        np.testing.assert_allclose(astjax.jit(call)(w), want, rtol=1e-6)
+    dot = jnp.vectorize(lambda a, b=1.0: jnp.sum(a * b), signature="(n),(n)->()")
+    np.testing.assert_allclose(dot(Y, b=W4), Y @ W4, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(lambda y: dot(y, b=W4))(Y), Y @ W4, rtol=1e-6)
+    # grad and vmap through the keyword
+    g = astjax.grad(lambda y: _affine_v(w, y=y).sum())(np.float32(2.0))
+    assert float(g) == pytest.approx(float(w.sum()), rel=1e-6)
+    g = astjax.jit(astjax.grad(lambda y: (_affine_v(w, y=y) ** 2).sum()))(w)
+    np.testing.assert_allclose(g, 2 * (w * w + 2) * w, rtol=1e-6)
+    got = astjax.vmap(lambda y: _affine_v(w, y=y))(w)
+    np.testing.assert_allclose(got, w[:, None] * w + 2, rtol=1e-6)
     np.testing.assert_allclose(
         jnp.apply_along_axis(lambda v, p=1: jnp.sum(v ** p), 0, Y, p=2), (Y ** 2).sum(0),
         rtol=1e-6)

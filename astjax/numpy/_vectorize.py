@@ -157,7 +157,8 @@ class _Vectorized:
         functools.update_wrapper(self, pyfunc)
         self.pyfunc, self.excluded, self.signature = pyfunc, frozenset(excluded), signature
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+            [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+             inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
         self.error_context = (f"on vectorized function with excluded={excluded!r} and "
                               f"signature={signature!r}")
 
@@ -173,22 +174,21 @@ class _Vectorized:
                             f"got {nargs} {self.error_context}")
         return ins, outs
 
-    def _bound(self, args, is_static):
-        return _bind(self.pyfunc, args, [i for i in self.excluded if isinstance(i, int)],
-                     is_static)
-
     def __call__(self, *args, **kwargs):
-        unknown = [k for k in kwargs if k not in self.excluded]
-        if unknown:
-            raise NotImplementedError(
-                f"vectorize: keyword argument {unknown[0]!r} is not in excluded; astjax's "
-                f"vectorize maps positional arguments only")
-        pyfunc = functools.partial(self.pyfunc, **kwargs) if kwargs else self.pyfunc
+        # keywords not excluded are mapped as NumPy's vectorize maps them: inputs after the
+        # positional ones (JAX 0.10.2 drops them: it computes them and never passes them)
+        names = [k for k in kwargs if k not in self.excluded]
+        pyfunc = functools.partial(self.pyfunc, **{k: v for k, v in kwargs.items()
+                                                   if k in self.excluded})
+        if names:
+            pyfunc = _keywords_last(pyfunc, len(args), names)
+        excluded = [i for i in self.excluded if isinstance(i, int) and i < len(args)]
+        args = args + tuple(kwargs[k] for k in names)
         # excluded arrays are passed unmapped (in_axes None), other excluded values bound
-        fn, rest = _bind(pyfunc, args, [i for i in self.excluded if isinstance(i, int)],
+        fn, rest = _bind(pyfunc, args, excluded,
                          lambda a: not isinstance(a, (Array, np.ndarray)))
         passed = [args[i] for i in rest]
-        mapped = [k for k, i in enumerate(rest) if i not in self.excluded]
+        mapped = [k for k, i in enumerate(rest) if i not in excluded]
         for k in mapped:
             passed[k] = jnp.asarray(passed[k])
         in_core, out_core = self._core_dims(len(mapped))
@@ -238,16 +238,21 @@ class _Vectorized:
             _update_dim_sizes(sizes, jnp.shape(o)[batch_ndim:], core, self.error_context,
                               False)
 
-    def function_for(self, arg_types, program):
-        """The function a call from compiled code stands for, at these argument types."""
+    def function_for(self, arg_types, program, keywords=()):
+        """The function a call from compiled code stands for, at these argument types (the
+        last ones those of the keyword arguments ``keywords``)."""
         try:
-            return self._function_for(arg_types)
+            return self._function_for(arg_types, keywords)
         except (TypeError, ValueError, NotImplementedError) as e:
             raise at_user_call(e) from None
 
-    def _function_for(self, arg_types):
-        fn, rest = self._bound(arg_types, lambda t: isinstance(t, Static))
-        mapped = [i for i in rest if i not in self.excluded]
+    def _function_for(self, arg_types, keywords):
+        npos = len(arg_types) - len(keywords)
+        excluded = {i for i in self.excluded if isinstance(i, int) and i < npos}
+        excluded |= {npos + j for j, k in enumerate(keywords) if k in self.excluded}
+        pyfunc = _keywords_last(self.pyfunc, npos, keywords) if keywords else self.pyfunc
+        fn, rest = _bind(pyfunc, arg_types, excluded, lambda t: isinstance(t, Static))
+        mapped = [i for i in rest if i not in excluded]
         in_core = dict(zip(mapped, self._core_dims(len(mapped))[0]))
         batch_ndims = {}
         for i in mapped:
@@ -259,8 +264,11 @@ class _Vectorized:
                     f"core dimensions {in_core[i]!r} {self.error_context}")
             batch_ndims[i] = ndim - len(in_core[i])
         nb = max(batch_ndims.values(), default=0)
-        params = ", ".join(f"a{i}" for i in range(len(arg_types)))
+        params = ", ".join([f"a{i}" for i in range(npos)] + list(keywords))
         lines = [f"def vectorized({params}):"]
+        if keywords:  # (passed by name)
+            lines.append("    {}, = {},".format(", ".join(
+                f"a{i}" for i in range(npos, len(arg_types))), ", ".join(keywords)))
         for i in mapped:
             lines.append(f"    a{i} = _jnp.asarray(a{i})")
         lines.append("    _s = _jnp.broadcast_shapes({})".format("".join(
@@ -272,6 +280,14 @@ class _Vectorized:
         in_axes = tuple(0 if i in mapped else None for i in rest)
         return synthesize("vectorized", "\n".join(lines) + "\n", _run,
                           {"_f": _batched(fn, in_axes, nb) if nb else fn})
+
+
+def _keywords_last(fn, npos, names):
+    """``fn`` taking the keyword arguments ``names`` after its ``npos`` positional ones."""
+    params = [f"a{i}" for i in range(npos + len(names))]
+    call = params[:npos] + [f"{k}={a}" for k, a in zip(names, params[npos:])]
+    return synthesize("keywords_last", f"def keywords_last({', '.join(params)}):\n"
+                      f"    return _fn({', '.join(call)})\n", _run, {"_fn": fn})
 
 
 def _bind(fn, args, candidates, is_static):

@@ -1014,7 +1014,7 @@ class FunctionTyper:
         except TypeError as e:
             raise self.error(node, f"{fn.__name__}(): {e}") from None
         bound.apply_defaults()
-        arg_types = []
+        arg_types, keywords = [], {}
         for name, p in sig.parameters.items():
             v = bound.arguments[name]
             if p.kind is p.VAR_POSITIONAL:
@@ -1022,13 +1022,19 @@ class FunctionTyper:
                 # function generated takes them one by one, in the same positions
                 arg_types.extend(x if isinstance(x, Type) else Static(x) for x in v)
                 continue
+            if p.kind is p.VAR_KEYWORD and hasattr(fn, "function_for"):
+                # a transform taking **kwargs (vectorize): the function it stands for
+                # takes them last, by these names
+                keywords = {"keywords": tuple(v)} if v else {}
+                arg_types.extend(x if isinstance(x, Type) else Static(x) for x in v.values())
+                continue
             if p.kind is p.VAR_KEYWORD:
                 raise self.error(node, f"{fn.__name__}() takes **{name}, which astjax "
                                  f"cannot compile")
             arg_types.append(v if isinstance(v, Type) else Static(v))
         if hasattr(fn, "function_for"):  # a transform: the function it stands for here
             try:
-                fn = fn.function_for(tuple(arg_types), self.module)
+                fn = fn.function_for(tuple(arg_types), self.module, **keywords)
             except UserCodeError as e:
                 if e.filename is not None:
                     raise
