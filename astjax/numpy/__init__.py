@@ -34,7 +34,11 @@ from ._math_extra import *  # noqa: E402,F401,F403
 from ._array_building import *  # noqa: E402,F401,F403
 from ._statistics import *  # noqa: E402,F401,F403
 from ._vectorize import *  # noqa: E402,F401,F403
+from ._polynomial_extra import *  # noqa: E402,F401,F403
+from ._bits_extra import *  # noqa: E402,F401,F403
+from ._misc_extra import *  # noqa: E402,F401,F403
 from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
+from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
 from . import linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
@@ -43,7 +47,8 @@ for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
         (getattr(_np, _name), globals()[_name])
         for _name in (_composites.__all__ + _composites2.__all__ + _math_extra.__all__
                       + _array_building.__all__ + _statistics.__all__
-                      + _vectorize.__all__)
+                      + _vectorize.__all__ + _polynomial_extra.__all__
+                      + _bits_extra.__all__ + _misc_extra.__all__)
         if hasattr(_np, _name)  # np.trapezoid is new in NumPy 2.0
         and not isinstance(getattr(_np, _name), type)):  # np.bool stays np.bool
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
