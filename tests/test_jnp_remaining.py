@@ -1,9 +1,11 @@
 """The last jax.numpy functions: angle, choose, polyfit, roots, polydiv, sort_complex,
 histogram2d, histogramdd, packbits, unpackbits, bitwise_count, place, put, mask_indices,
 fromfunction, einsum_path (astjax/numpy/_polynomial_extra.py, _bits_extra.py,
-_misc_extra.py).
+_misc_extra.py), and the eager-only names NumPy lends jax.numpy (_numpy_names.py).
 Values are JAX 0.10.2's, recorded from it, eagerly and under jit; gradients against finite
 differences; vmap against per-example calls; one Numba program."""
+import io
+
 import numpy as np
 import pytest
 
@@ -260,6 +262,8 @@ def test_errors_as_jax():
          "population_count does not accept dtype float32. Accepted dtypes are subtypes of "
          "integer.")
     _err(lambda: jnp.polyfit(X, Y, 2, full=True), NotImplementedError, "full=True")
+    _err(lambda: jnp.fromfile("x"), NotImplementedError, r"jnp.fromfile\(\) is not implemented")
+    _err(lambda: jnp.fromiter([1]), NotImplementedError, r"jnp.fromiter\(\) is not implemented")
 
 
 def _roots_jitted(p):
@@ -297,6 +301,32 @@ def test_einsum_path_as_jax():
     assert jnp.einsum_path("ij,jk,kl", *ops, optimize=False)[0] == [(0, 1), (0, 1)]
     assert jnp.einsum_path("ij,jk,kl,lm", *ops, np.ones((5, 2)), optimize="greedy")[0] == [
         (1, 2), (1, 2), (0, 1)]
+
+
+def test_numpy_names_as_jax(tmp_path):
+    assert jnp.iterable([1]) and not jnp.iterable(3)
+    assert jnp.issubdtype(jnp.int8, jnp.signedinteger)  # as in JAX (issubclass: False)
+    assert jnp.issubdtype(jnp.uint8, jnp.unsignedinteger)
+    assert not jnp.issubdtype(jnp.uint8, jnp.signedinteger)
+    assert jnp.issubdtype(jnp.complex64, jnp.complexfloating) and jnp.object_ is np.object_
+    assert jnp.generic is np.generic and jnp.character is np.character
+    assert jnp.flexible is np.flexible and jnp.ComplexWarning is np.exceptions.ComplexWarning
+    x = jnp.asarray(f32([1, 2]))
+    assert jnp.array_repr(x) == "Array([1., 2.], dtype=float32)" and jnp.array_str(x) == "[1. 2.]"
+    with jnp.printoptions(precision=2):
+        assert jnp.get_printoptions()["precision"] == 2
+    f = io.BytesIO()
+    jnp.save(f, x)
+    f.seek(0)
+    loaded = jnp.load(f)
+    assert isinstance(loaded, astjax.Array) and loaded.dtype == np.float32
+    np.testing.assert_array_equal(loaded, [1, 2])
+    jnp.savez(tmp_path / "a.npz", x=x)
+    assert type(jnp.load(tmp_path / "a.npz")["x"]) is np.ndarray  # .npz: NumPy's, as JAX
+    got = jnp.frombuffer(b"\x01\x00\x00\x00\x02\x00\x00\x00", dtype=np.int32)
+    assert isinstance(got, astjax.Array) and got.tolist() == [1, 2]
+    got = jnp.fromstring("1 2", dtype=np.int32, sep=" ")
+    assert isinstance(got, astjax.Array) and got.tolist() == [1, 2]
 
 
 X64 = np.float64([0.3, -1.2, 2.0])
