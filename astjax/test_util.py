@@ -21,8 +21,9 @@ def _flat(tree):
 
 
 def _inner(a, b):
-    return sum(float(np.vdot(np.asarray(x, np.float64), np.asarray(y, np.float64)))
-               for x, y in zip(a, b))
+    """The real inner product (directions are real, so conj in vdot changes nothing)."""
+    return sum(float(np.real(np.vdot(np.asarray(x, np.complex128),
+                                     np.asarray(y, np.complex128)))) for x, y in zip(a, b))
 
 
 def check_vjp(f, args, eps=1e-4, atol=None, rtol=None, seed=0):
@@ -52,8 +53,8 @@ def check_vjp(f, args, eps=1e-4, atol=None, rtol=None, seed=0):
 
     plus, _ = _flat(fun(*shifted(eps)))
     minus, _ = _flat(fun(*shifted(-eps)))
-    numeric = _inner(u_leaves, [(p.astype(np.float64) - m) / (2 * eps)
-                                for p, m in zip(plus, minus)])
+    numeric = _inner(u_leaves, [(p.astype(np.promote_types(p.dtype, np.float64)) - m)
+                                / (2 * eps) for p, m in zip(plus, minus)])
     atol, rtol = _tolerances(np.result_type(*[o.dtype for o in out_leaves]), atol, rtol)
     if not np.isclose(analytic, numeric, atol=atol, rtol=rtol):
         raise AssertionError(f"VJP check failed for {getattr(f, '__name__', f)}: "
@@ -83,7 +84,8 @@ def check_jvp(f, args, eps=1e-4, atol=None, rtol=None, seed=1):
     minus, _ = _flat(fun(*shifted(-eps)))
     analytic, _ = _flat(tangent_out)
     for a, p, m in zip(analytic, plus, minus):
-        numeric = (p.astype(np.float64) - m) / (2 * eps)
+        # in float64, or complex128 for a complex output (float64 would drop its imag part)
+        numeric = (p.astype(np.promote_types(p.dtype, np.float64)) - m) / (2 * eps)
         atol_, rtol_ = _tolerances(p.dtype, atol, rtol)
         np.testing.assert_allclose(a, numeric, atol=atol_, rtol=rtol_,
                                    err_msg=f"JVP check failed for {getattr(f, '__name__', f)}")

@@ -904,3 +904,26 @@ def test_custom_rules_of_functions_called_without_their_defaults(x64):
     np.testing.assert_allclose(jacfwd(f)(x), want, rtol=1e-12)
     np.testing.assert_allclose(hessian(lambda x: jnp.sum(P.scaled_sin(x)))(x),
                                np.diag(-3 * np.sin(x)), rtol=1e-12, atol=1e-15)
+
+
+def test_check_grads_compares_complex_outputs_whole(x64):
+    # check_jvp cast the finite difference of a complex output to float64, dropping its
+    # imaginary part: order=2 on a real function of complex inputs (its gradient is complex)
+    # failed however right the derivative was
+    z = np.array([1.0 - 0.5j, 0.25 + 2.0j, -1.5 + 0.3j])
+    w = np.array([1.0, 2.0, 3.0])
+    check_grads(lambda z: jnp.sum(jnp.abs(z * w) ** 2), (z,), order=2, modes=("fwd", "rev"))
+    check_grads(lambda z: z * (2.0 - 1.0j), (z,), order=1, modes=("fwd", "rev"))
+    with pytest.raises(AssertionError, match="JVP check failed"):
+        check_grads(_doubled_wrong_imag_tangent, (z,), order=1, modes=("fwd",))
+
+
+@astjax.custom_jvp
+def _doubled_wrong_imag_tangent(z):
+    return z * 2.0
+
+
+@_doubled_wrong_imag_tangent.defjvp
+def _doubled_jvp(primals, tangents):
+    # wrong in its imaginary part only, which check_jvp did not look at
+    return primals[0] * 2.0, tangents[0] * (2.0 + 1.0j)
