@@ -448,3 +448,52 @@ def test_numba(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _same(got, (f32([0.7853982, 2.896614, -1.5707964, 3.1415927]), u8([3, 1]),
                 f32([1, 1, 1])))
+
+
+def _hypot(a, b):
+    return jnp.sqrt(a * a + b * b)
+
+
+HYPOT = jnp.frompyfunc(_hypot, 2, 1)
+ADD = jnp.frompyfunc(lambda a, b: a + b, nin=2, nout=1, identity=0)
+MUL = jnp.frompyfunc(lambda a, b: a * b, 2, 1)
+
+
+def test_frompyfunc_as_jax():
+    x = jnp.arange(4)
+    m = i32([[1, 2, 3], [4, 5, 6]])
+    assert repr(ADD) == "<jnp.ufunc '<lambda>'>" and ADD.nin == 2 and ADD.identity == 0
+    assert isinstance(ADD, jnp.ufunc) and HYPOT == jnp.frompyfunc(_hypot, 2, 1)
+    _same(ADD(x, 10), i32([10, 11, 12, 13]))
+    _same(ADD.outer(x, x), np.add.outer(np.arange(4), np.arange(4)).astype(np.int32))
+    _same(ADD.reduce(x), i32(6))
+    _same(ADD.accumulate(x), i32([0, 1, 3, 6]))
+    _same(ADD.at(x, 1, 10, inplace=False), i32([0, 11, 2, 3]))
+    # JAX 0.10.2's values
+    _same(ADD.reduce(m, where=m > 2), i32([4, 5, 9]))
+    _same(ADD.reduce(m, axis=None, keepdims=True), i32([[21]]))
+    _same(ADD.reduce(m, axis=1), i32([6, 15]))
+    _same(ADD.accumulate(m, axis=1), i32([[1, 3, 6], [4, 9, 15]]))
+    _same(ADD.at(jnp.ones(10, np.int32), i32([2, 5, 7, 2]), i32([10, 20, 30, 1]), inplace=False),
+          i32([1, 1, 12, 1, 1, 21, 1, 31, 1, 1]))  # a repeated index applies twice
+    _same(MUL.accumulate(f32([1.5, 2, 3])), f32([1.5, 3, 9]))
+    _same(MUL.outer(f32([1, 2]), i32([1, 2, 3])), f32([[1, 2, 3], [2, 4, 6]]))
+    assert MUL.reduce(np.int8([3, 4])).dtype == np.int8
+    _err(lambda: ADD.at(x, 1, 10), NotImplementedError, "pass inplace=False")
+    _err(lambda: MUL.reduce(f32([[1]]), where=np.array([[True]])), ValueError,
+         "does not have an identity")
+
+
+def _ufunc_methods_jitted(a):
+    return ADD.reduce(a)
+
+
+def test_frompyfunc_in_compiled_code():
+    a, b = f32([3, 5]), f32([4, 12])
+    _same(astjax.jit(lambda a, b: HYPOT(a, b) * 2)(a, b), f32([10, 26]))
+    _same(astjax.grad(lambda a: jnp.sum(HYPOT(a, 4.0)))(a), f32([0.6, 0.7808688]))  # JAX's
+    _same(astjax.vmap(HYPOT)(a, b), f32([5, 13]))
+    info = _err(lambda: astjax.jit(_ufunc_methods_jitted)(a), NotImplementedError,
+                r"reduce\(\) works only outside compiled code")
+    line = _ufunc_methods_jitted.__code__.co_firstlineno + 1
+    assert f"test_jnp_remaining.py:{line}" in str(info.value)

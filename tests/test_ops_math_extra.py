@@ -21,7 +21,44 @@ SPECIAL = np.float32([-7, 7, -0.0, 5.5, np.inf, 1, np.nan, -np.inf])
 DIVISOR = np.float32([3, -3, 2, 0, 2, np.inf, 1, 2])
 I = np.int32([12, -18, 0, 0, 7, -2147483648])
 J = np.int32([8, 12, 5, 0, -21, -1])
-NZ = [0, 1, 3, 4, 5, 6, 7]  # not -0.: jnp.remainder(-0., 2) is 0. where JAX gives -0.
+NZ = [0, 1, 3, 4, 5, 6, 7]  # not -0.: NumPy's remainder(-0., 2) is 0., JAX's -0. (EDGE_X)
+# x % y, x // y and divmod of floats where NumPy's signed zeros differ from JAX's (the sign
+# of a zero remainder, of a zero quotient), with infinities, NaN and zero divisors
+EDGE_X = np.float32([-0.0, 0.0, 1, -1, -0.0, 0.0, 5, -5, 5, -5, -1, 1, np.inf, 2.5, -0.0, 7])
+EDGE_Y = np.float32([2, -2, -1, 1, np.inf, -np.inf, -np.inf, np.inf, 0, 0, -2.5, 2.5, 2,
+                     np.nan, -3, -0.0])
+NAN, INF = np.nan, np.inf
+JAX_REMAINDER = np.float32([-0.0, 0.0, 0.0, -0.0, -0.0, 0.0, -INF, INF, NAN, NAN, -1.0, 1.0,
+                            NAN, NAN, -0.0, NAN])  # JAX 0.10.2's
+JAX_FLOOR_DIVIDE = np.float32([0.0, -0.0, -1.0, -1.0, 0.0, -0.0, -1.0, -1.0, INF, -INF, -0.0,
+                               0.0, NAN, NAN, -0.0, -INF])
+
+
+def _edges(a, b):
+    q, r = jnp.divmod(a, b)
+    return a % b, a // b, jnp.remainder(a, b), jnp.floor_divide(a, b), q, r
+
+
+def _check_edges(got):
+    for g, want in zip(got, (JAX_REMAINDER, JAX_FLOOR_DIVIDE) * 2 + (JAX_FLOOR_DIVIDE,
+                                                                     JAX_REMAINDER)):
+        g = np.asarray(g)
+        assert g.dtype == np.float32
+        np.testing.assert_array_equal(g, want)
+        np.testing.assert_array_equal(np.signbit(g[g == 0]), np.signbit(want[want == 0]))
+
+
+def test_remainder_and_floor_divide_edge_values_as_jax():
+    with np.errstate(all="ignore"):
+        _check_edges(_edges(jnp.asarray(EDGE_X), jnp.asarray(EDGE_Y)))
+        _check_edges(astjax.jit(_edges)(EDGE_X, EDGE_Y))
+
+
+def test_remainder_and_floor_divide_edge_values_as_jax_on_numba(numba_backend):
+    jitted = astjax.jit(_edges)
+    _check_edges(jitted(EDGE_X, EDGE_Y))
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
 
 
 def _cases():
@@ -50,7 +87,9 @@ def _cases():
         ("modf special", lambda a: jnp.modf(a), (SPECIAL,),
          (np.float32([0, 0, 0, 0.5, np.nan, 0, np.nan, np.nan]),
           np.float32([-7, 7, -0.0, 5, np.inf, 1, np.nan, -np.inf]))),
-        ("divmod", lambda a, b: jnp.divmod(a, b), (X, Y), np.divmod(X, Y)),
+        # a zero quotient has y's sign in JAX (x / y's in NumPy)
+        ("divmod", lambda a, b: jnp.divmod(a, b), (X, Y),
+         (np.where(X // Y == 0, np.copysign(np.float32(0), Y), X // Y), X % Y)),
         ("divmod special", lambda a, b: jnp.divmod(a, b), (SPECIAL[NZ], DIVISOR[NZ]),
          np.divmod(SPECIAL[NZ], DIVISOR[NZ])),
         ("divmod int", lambda a, b: jnp.divmod(a, b), (I[:3], J[:3]), np.divmod(I[:3], J[:3])),

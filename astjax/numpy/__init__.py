@@ -38,6 +38,7 @@ from ._polynomial_extra import *  # noqa: E402,F401,F403
 from ._bits_extra import *  # noqa: E402,F401,F403
 from ._misc_extra import *  # noqa: E402,F401,F403
 from ._numpy_names import *  # noqa: E402,F401,F403  (eager only: not aliased below)
+from ._ufunc import frompyfunc, ufunc  # noqa: E402,F401
 from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
 from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
 from . import linalg  # noqa: E402,F401

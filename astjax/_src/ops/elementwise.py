@@ -33,11 +33,43 @@ multiply = elementwise("multiply", np.multiply, nin=2, infix="*",
                        aliases=(np.multiply, operator.mul))
 true_divide = elementwise("true_divide", np.true_divide, nin=2, infix="/", inexact=True,
                           aliases=(np.true_divide, operator.truediv))
+def _floor_divide(x, y):
+    """x // y; of floats as JAX computes it (CPython's float_divmod, rounded half away from
+    zero), where NumPy's zero quotients take the sign of x / y: -0. // 1. is 0. in JAX."""
+    if np.result_type(x, y).kind != "f":
+        return np.floor_divide(x, y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mod = np.fmod(x, y)
+        div = np.where(y == 0, x, x - mod) / y
+        div = np.where((mod != 0) & (np.sign(y) != np.sign(mod)), div - 1, div)
+        rounded = np.trunc(div)
+        return np.where(np.abs(div - rounded) >= 0.5, rounded + np.sign(div), rounded)
+
+
+def _remainder(x, y):
+    """x % y; of floats as JAX computes it: C's fmod moved to y's sign when it is not zero,
+    so a zero keeps x's sign (NumPy's takes y's: remainder(-0., 2.) is -0. in JAX)."""
+    if np.result_type(x, y).kind != "f":
+        return np.remainder(x, y)
+    with np.errstate(invalid="ignore"):
+        mod = np.fmod(x, y)
+        return np.where((mod != 0) & ((mod < 0) != (y < 0)), mod + y, mod)
+
+
+def _integer_infix(op):
+    """Generated python-backend code prints ``a op b`` for integers only: NumPy's float
+    ``//`` and ``%`` differ from JAX's in the sign of zeros."""
+    return lambda types: op.promoted_dtype(types)[0].kind != "f"
+
+
 # numeric=True: bool operands compute as int32 (bool // bool is int32 in JAX)
-floor_divide = elementwise("floor_divide", np.floor_divide, nin=2, infix="//", numeric=True,
+floor_divide = elementwise("floor_divide", _floor_divide, nin=2, infix="//", numeric=True,
                            dtype_check=_no_complex, aliases=(np.floor_divide, operator.floordiv))
-remainder = elementwise("remainder", np.remainder, nin=2, infix="%", numeric=True,
+remainder = elementwise("remainder", _remainder, nin=2, infix="%", numeric=True,
                         dtype_check=_no_complex, aliases=(np.remainder, np.mod, operator.mod))
+floor_divide.numpy_reference, remainder.numpy_reference = np.floor_divide, np.remainder
+floor_divide.infix_when = _integer_infix(floor_divide)
+remainder.infix_when = _integer_infix(remainder)
 def _power(x, y):
     """x ** y as JAX computes it, where NumPy differs. Integers: a Python int exponent
     (JAX's integer_pow) must not be negative; an array exponent keeps only its low 6 bits

@@ -9,6 +9,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .special_kernels import digamma, polygamma  # noqa: F401  (ops/special.py)
+from .fft_kernels import fft_rows, irfft_rows, rfft_rows  # noqa: F401  (ops/fft.py)
 
 _OPTIONS = dict(cache=True, error_model="numpy")
 # multiply-adds below which a product runs on the calling thread: 2**22 take about 0.1 ms
@@ -93,6 +94,29 @@ def minimum(a, b):
     if b < a or b != b:
         return b
     return a if np.signbit(a) else b
+
+
+@njit(inline="always", **_OPTIONS)
+def float_remainder(a, b):
+    """JAX's float remainder (ops/elementwise._remainder): fmod moved to b's sign when it
+    is not zero; Python's % gives a zero b's sign."""
+    m = np.fmod(a, b)
+    if m != 0 and (m < 0) != (b < 0):
+        return m + b
+    return m
+
+
+@njit(inline="always", **_OPTIONS)
+def float_floor_divide(a, b, one):
+    """JAX's float floor division (ops/elementwise._floor_divide), ``one`` of a's type."""
+    m = np.fmod(a, b)
+    d = (a if b == 0 else a - m) / b
+    if m != 0 and np.sign(b) != np.sign(m):
+        d = d - one
+    r = np.trunc(d)
+    if abs(d - r) >= one / (one + one):
+        r = r + np.sign(d)
+    return r
 
 
 @njit(inline="always", **_OPTIONS)

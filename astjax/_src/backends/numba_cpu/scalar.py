@@ -96,7 +96,11 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         x, y = args
         return (f"np.{np.dtype(out_dtype).name}(0 if {x} == 0 and {y} != 0 "
                 f"else {x} ** ({y} & 63))")
-    if name in _INFIX:
+    if name == "remainder" and real_float:  # JAX's signed zeros (runtime.float_remainder)
+        text = f"_rt.float_remainder({args[0]}, {args[1]})"
+    elif name == "floor_divide" and real_float:
+        text = f"_rt.float_floor_divide({args[0]}, {args[1]}, {typed_literal(1, out_dtype)})"
+    elif name in _INFIX:
         text = f"({args[0]} {_INFIX[name]} {args[1]})"
     elif name == "sign" and np.dtype(out_dtype).kind == "u":  # np.sign reads 255 as -1
         text = f"({args[0]} > 0)"
