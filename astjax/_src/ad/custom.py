@@ -83,6 +83,9 @@ def _tup(names):
 
 def _origin(fn):
     from ..frontend.parse import parse_function
+    from ..frontend.synthetic import SyntheticFunction
+    if isinstance(fn, SyntheticFunction):  # (ad/custom_closures.py: a generated primal)
+        return fn.origin
     return parse_function(fn)
 
 
@@ -104,13 +107,15 @@ class custom_vjp(_Custom):
         params = _param_names(spec)
         diff = [p for i, p in enumerate(params) if i not in self.nondiff_argnums]
         fixed = [params[i] for i in self.nondiff_argnums]
-        cts = ", ".join(f"cts[{diff.index(p)}]" if p in diff else "None" for p in params)
+        namespace = {"_fwd": fwd, "_bwd": bwd}
+        cts = ", ".join(f"cts[{diff.index(p)}]" if p in diff else
+                        _nondiff_cotangent(t, p, namespace)
+                        for p, t in zip(params, spec.arg_types))
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _fwd({', '.join(params)})\n"
                   f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
                   f"    return r[0], ({cts}{',' if len(params) == 1 else ''})\n")
-        return from_source(f"{spec.name}_vjp", source, {"_fwd": fwd, "_bwd": bwd},
-                           spec.parsed, into)
+        return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
 
 class custom_jvp(_Custom):
@@ -169,7 +174,8 @@ class custom_jvp(_Custom):
         namespace = {"_map_vjp": None, "_primal": self.primal_function(spec), "_ajx": adlib}
         zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
         map_spec = program.specialize(tangent_map, spec.arg_types + spec.arg_types)
-        cts = ["None" if k in self.nondiff_argnums else f"r[1][{n + k}]" for k in range(n)]
+        cts = [_nondiff_cotangent(t, p, namespace) if k in self.nondiff_argnums
+               else f"r[1][{n + k}]" for k, (p, t) in enumerate(zip(params, spec.arg_types))]
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _map_vjp({', '.join(params + zeros)}, g)\n"
                   f"    return _primal({', '.join(params)}), {_tup(cts)}\n")
@@ -203,6 +209,19 @@ class custom_jvp(_Custom):
         lines.append(f"    return {self.rule_call(params, tangents)}")
         return from_source(f"{spec.name}_jvp", "\n".join(lines) + "\n", namespace,
                            spec.parsed, into)
+
+
+def _nondiff_cotangent(t, p, namespace):
+    """Source of a nondiff argument's cotangent: None, or for a container (the closure
+    tuple of a nested function, ad/custom_closures.py) a container of zeros, whose
+    elements the caller reads."""
+    from ..ir.types import keyed_children
+    if keyed_children(t) is None:
+        return "None"
+    from . import adlib
+    from .api import _zeros_like_expr
+    namespace.setdefault("_ajx", adlib)
+    return _zeros_like_expr(t, p, namespace)
 
 
 def _add(a, b):

@@ -15,6 +15,8 @@ lifted function
 so calling it (``vmap(g)(xs)``) is an ordinary closure call, and a derivative of the code
 around it sends cotangents to the captured values through that argument.
 """
+import functools
+
 import gast
 
 from ..frontend.desugar import LiftedFunction
@@ -53,6 +55,8 @@ def _transform_kwargs(name, n_params, args, kwargs):
         return (lambda fun: fun), {}
     elif name == "checkpoint":
         params["static_argnums"] = _shift(params["static_argnums"])
+    elif name in ("custom_jvp", "custom_vjp"):  # the closure: nondiff (ad/custom_closures.py)
+        params["nondiff_argnums"] = (0,) + _shift(tuple(params["nondiff_argnums"]))
     else:
         params["argnums"] = _shift(params["argnums"])
     return factory, params
@@ -61,7 +65,11 @@ def _transform_kwargs(name, n_params, args, kwargs):
 def closure_of_transform(target, closure_fn, n_captured, args, kwargs):
     """(the new lifted function, the rebinder) for ``target(g, *args, **kwargs)`` with g a
     closure of ``closure_fn``; None when ``target`` is not vmap, grad, value_and_grad,
-    jacrev, jacfwd, hessian, checkpoint or jit."""
+    jacrev, jacfwd, hessian, checkpoint, jit, custom_jvp or custom_vjp."""
+    if isinstance(target, functools.partial) and _factory_name(target.func) is not None:
+        # @partial(custom_jvp, nondiff_argnums=(1,)) on a nested def
+        args, kwargs = tuple(target.args) + tuple(args), {**target.keywords, **kwargs}
+        target = target.func
     name = _factory_name(target)
     if name is None:
         return None
@@ -95,9 +103,11 @@ def _factories():
     from ..ad.jacobian import hessian, jacfwd, jacrev
     from ..ad.checkpoint import checkpoint
     from ..api import jit
+    from ..ad.custom import custom_jvp, custom_vjp
     from ..batching.api import vmap
     return {"vmap": vmap, "grad": grad, "value_and_grad": value_and_grad, "jacrev": jacrev,
-            "jacfwd": jacfwd, "hessian": hessian, "checkpoint": checkpoint, "jit": jit}
+            "jacfwd": jacfwd, "hessian": hessian, "checkpoint": checkpoint, "jit": jit,
+            "custom_jvp": custom_jvp, "custom_vjp": custom_vjp}
 
 
 def _factory_name(target):

@@ -903,8 +903,15 @@ class FunctionTyper:
         t = self.atom(f.value, env)
         args = [self.atom(a, env) for a in node.args]
         kwargs = {k.arg: self.atom(k.value, env) for k in node.keywords}
-        if f.attr == CLOSURE_CALL and closure_function(t) is not None:
-            return self.user_call(node, closure_function(t), args, kwargs)
+        if closure_function(t) is not None:
+            from ..ad import custom_closures  # custom_jvp/custom_vjp of a closure
+            custom = custom_closures.custom_of_closure(closure_function(t))
+            if f.attr == CLOSURE_CALL and custom is not None:
+                return custom_closures.call(self, node, custom, t, args, kwargs, env)
+            if f.attr == CLOSURE_CALL:
+                return self.user_call(node, closure_function(t), args, kwargs)
+            if custom is not None and f.attr in ("defjvp", "defvjp", "defjvps"):
+                return custom_closures.define_rule(self, node, custom, f.attr, args, kwargs)
         if isinstance(t, ArrayType):
             name = METHODS.get(f.attr)
             if name is None:

@@ -1,0 +1,87 @@
+"""custom_jvp / custom_vjp of a nested function that captured run-time values, defined
+and called inside compiled code (ad/custom_closures.py): values as JAX 0.10.2 gives for
+the same functions (written with decorators there), written as literals."""
+from functools import partial
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def called_jvp(x, y):
+    def g(z):
+        return jnp.sin(z) * y
+
+    def g_jvp(p, t):
+        return jnp.sin(p[0]) * y, jnp.cos(p[0]) * y * t[0] * 2.0
+
+    h = astjax.custom_jvp(g)
+    h.defjvp(g_jvp)
+    return h(x)
+
+
+def called_vjp(x, y):
+    def g(z):
+        return jnp.sin(z) * y
+
+    def fwd(z):
+        return g(z), jnp.cos(z) * y
+
+    def bwd(r, ct):
+        return (r * ct * 2.0,)
+
+    h = astjax.custom_vjp(g)
+    h.defvjp(fwd, bwd)
+    return h(x)
+
+
+def partial_with_nondiff_argnums(x, y):
+    def g_def(z, k):
+        return jnp.sin(z) * y * k
+
+    g = partial(astjax.custom_jvp, nondiff_argnums=(1,))(g_def)
+
+    def g_jvp(k, p, t):
+        (z,), (tz,) = p, t
+        return g(z, k), jnp.cos(z) * y * tz * k * 2.0  # (g here: its value)
+
+    g.defjvp(g_jvp)
+    return g(x, 3.0)
+
+
+XS = jnp.arange(3.0)
+# JAX 0.10.2: f(1, 2), grad, vmap(grad) at (0, 1, 2) with y = 2, grad(grad) at (1, 2)
+RULE_TWICE = (1.6829419, 2.161209, [4.0, 2.161209, -1.6645874], -3.3658838)
+NONDIFF = (5.0488257, 6.4836273, [12.0, 6.4836273, -4.993762], -10.0976515)
+
+
+@pytest.mark.parametrize("f, want", [(called_jvp, RULE_TWICE), (called_vjp, RULE_TWICE),
+                                     (partial_with_nondiff_argnums, NONDIFF)])
+def test_the_rule_is_used(f, want):
+    value, slope, slopes, curvature = want
+    np.testing.assert_allclose(astjax.jit(f)(1.0, 2.0), value, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(f)(1.0, 2.0), slope, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(f))(1.0, 2.0), slope, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jvp(lambda x: f(x, 2.0), (1.0,), (1.0,))[1], slope,
+                               rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(f))(XS, jnp.full(3, 2.0)), slopes,
+                               rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.grad(lambda x: astjax.vmap(f, (0, None))(x, 2.0).sum())(XS), slopes, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(astjax.grad(f))(1.0, 2.0), curvature, rtol=1e-5)
+
+
+def test_captured_values_are_constants_of_the_rule():
+    # JAX raises (UnexpectedTracerError) when a derivative would reach y through the
+    # custom function; astjax's rule reads captured values as constants: none reaches it
+    assert astjax.grad(called_jvp, 1)(1.0, 2.0) == 0.0
+    assert astjax.grad(called_vjp, 1)(1.0, 2.0) == 0.0
+
+
+def test_numba(numba_backend):
+    f = astjax.jit(astjax.grad(called_jvp))
+    np.testing.assert_allclose(f(1.0, 2.0), RULE_TWICE[1], rtol=1e-6)
+    (compiled,) = f.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
