@@ -562,6 +562,25 @@ def test_enum_constants_passed_to_callees(backend, request):
     assert jitted.compiled_for((X,), {})[0].backend == backend
 
 
+def _non_finite_complex_constants(z):
+    return np.where(np.abs(z) > 1, z, complex(np.nan, np.nan)) + complex(0, np.inf)
+
+
+@pytest.mark.parametrize("backend", ["python", "numba"])
+def test_non_finite_complex_constants(backend, request):
+    # complex(nan, nan) was printed as its repr, (nan+nanj): NameError 'nan'
+    if backend == "numba":
+        request.getfixturevalue("numba_backend")
+    z = np.complex64([2, 0.5])
+    jitted = astjax.jit(_non_finite_complex_constants)
+    got = np.asarray(jitted(z))
+    assert jitted.compiled_for((z,), {})[0].backend == backend
+    assert got.dtype == np.complex64 and np.isinf(got[0].imag) and np.isnan(got[1])
+    if backend == "python":  # vmap writes the constant into the batched function's source
+        got = np.asarray(astjax.vmap(_non_finite_complex_constants)(z[:, None]))
+        assert np.isinf(got[0, 0].imag) and np.isnan(got[1, 0])
+
+
 def test_transforms_of_numpy_functions_use_their_astjax_counterparts():
     # vmap(np.sum) raised "_wrapreduction() takes **kwargs, which astjax cannot compile",
     # grad(np.sin) NoSourceError: a NumPy function is the jnp function it stands for, as

@@ -188,8 +188,7 @@ def _aberth(p, num_zeros):
         return z - jnp.where(ok, val / den, jnp.zeros_like(den))
 
     z = fori_loop(0, _ABERTH_STEPS, step, z)
-    nan = jnp.full_like(z, np.nan) * (1 + 1j)  # nan+nanj, as JAX (a literal would not print)
-    return jnp.where(active, z, nan)
+    return jnp.where(active, z, jnp.full_like(z, complex(np.nan, np.nan)))
 
 
 def _leading_zeros(p):

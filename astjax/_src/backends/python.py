@@ -175,6 +175,8 @@ class PythonEmitter:
         if type(value) in (int, float, complex):  # (an IntEnum member is a static_ref)
             if isinstance(value, float) and not np.isfinite(value):
                 return f"float({str(value)!r})"
+            if isinstance(value, complex) and not np.isfinite(value):  # repr: (nan+infj)
+                return f"complex({self.literal(value.real)}, {self.literal(value.imag)})"
             return repr(value)
         if isinstance(value, np.generic):
             return f"np.{value.dtype.name}({self.literal(value.item())})"

@@ -115,11 +115,14 @@ def literal(value):
     """Source text for a constant, or None when it has no literal form."""
     if value is None or isinstance(value, (bool, str)) or value is Ellipsis:
         return repr(value)
-    if type(value) in (int, complex):
+    if type(value) is int:
         return repr(value)
     if type(value) is float:
         return repr(value) if value == value and abs(value) != float("inf") \
             else f"float({str(value)!r})"
+    if type(value) is complex:  # repr of a non-finite one, (nan+infj), is no literal
+        parts = (literal(value.real), literal(value.imag))
+        return repr(value) if "float" not in "".join(parts) else f"complex({', '.join(parts)})"
     if type(value) is tuple:
         parts = [literal(v) for v in value]
         if any(p is None for p in parts):

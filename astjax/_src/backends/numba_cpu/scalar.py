@@ -38,11 +38,17 @@ def typed_literal(value, dtype):
     if dtype.kind in "iu":  # as JAX converts: -1 to uint8 wraps to 255, floats saturate
         value = wrapped_int(int(value), dtype) if isinstance(value, (int, np.integer)) \
             else convert(value, dtype).item()
-    if isinstance(value, float) and not np.isfinite(value):
-        text = "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    if isinstance(value, complex) and not np.isfinite(value):  # repr: (nan+infj)
+        text = f"complex({_float_text(value.real)}, {_float_text(value.imag)})"
     else:
-        text = repr(value)
+        text = _float_text(value) if isinstance(value, float) else repr(value)
     return f"np.{dtype.name}({text})"
+
+
+def _float_text(value):
+    if np.isfinite(value):
+        return repr(value)
+    return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
 
 
 def _is_literal(text):
