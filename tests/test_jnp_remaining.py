@@ -327,6 +327,8 @@ def test_numpy_names_as_jax(tmp_path):
     assert isinstance(got, astjax.Array) and got.tolist() == [1, 2]
     got = jnp.fromstring("1 2", dtype=np.int32, sep=" ")
     assert isinstance(got, astjax.Array) and got.tolist() == [1, 2]
+    got = jnp.from_dlpack(np.arange(3, dtype=np.int32))
+    assert isinstance(got, astjax.Array) and got.dtype == np.int32 and got.tolist() == [0, 1, 2]
 
 
 X64 = np.float64([0.3, -1.2, 2.0])

@@ -1,7 +1,7 @@
 """Names ``jax.numpy`` takes from NumPy, or wraps thinly, that only make sense outside
 compiled code: dtype classes, print options, files and buffers. As in JAX 0.10.2, ``load``,
-``frombuffer`` and ``fromstring`` give astjax Arrays, and ``fromfile`` and ``fromiter`` are
-refused."""
+``frombuffer``, ``fromstring`` and ``from_dlpack`` give astjax Arrays, and ``fromfile`` and
+``fromiter`` are refused."""
 import numpy as np
 
 # as jax.numpy: NumPy's own
@@ -40,6 +40,14 @@ def fromstring(string, dtype=float, count=-1, *, sep):
     return _asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An astjax Array of ``x``'s data (an object with ``__dlpack__``: a NumPy array, a
+    torch CPU tensor, ...), as ``jnp.from_dlpack``; ``device`` as ``device_put``'s."""
+    import astjax
+    out = _asarray(np.from_dlpack(x, copy=copy))
+    return out if device is None else astjax.device_put(out, device)
+
+
 def _impure(name, what):
     return NotImplementedError(
         f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for use "
@@ -61,6 +69,6 @@ def fromiter(*args, **kwargs):
 
 
 __all__ = ["ComplexWarning", "array_repr", "array_str", "character", "complexfloating",
-           "flexible", "frombuffer", "fromfile", "fromiter", "fromstring", "generic",
-           "get_printoptions", "iterable", "load", "object_", "printoptions", "save", "savez",
-           "set_printoptions", "signedinteger", "unsignedinteger"]
+           "flexible", "from_dlpack", "frombuffer", "fromfile", "fromiter", "fromstring",
+           "generic", "get_printoptions", "iterable", "load", "object_", "printoptions", "save",
+           "savez", "set_printoptions", "signedinteger", "unsignedinteger"]
