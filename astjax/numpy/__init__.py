@@ -41,7 +41,7 @@ from ._numpy_names import *  # noqa: E402,F401,F403  (eager only: not aliased be
 from ._ufunc import frompyfunc, ufunc  # noqa: E402,F401
 from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
 from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
-from . import linalg  # noqa: E402,F401
+from . import fft, linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.linalg.norm, linalg.norm), (_np.select, select),
@@ -54,6 +54,8 @@ for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
         if hasattr(_np, _name)  # np.trapezoid is new in NumPy 2.0
         and not isinstance(getattr(_np, _name), type)):  # np.bool stays np.bool
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
+for _name in fft.__all__:  # np.fft.rfft in your code is jnp.fft.rfft
+    _registry.register_function_alias(getattr(_np.fft, _name), getattr(fft, _name))
 
 
 def __getattr__(name):

@@ -214,6 +214,13 @@ def cumulative(bx, op, vals, params, t):
     return bx.call(op.name, {"a": a.text}, p), True
 
 
+@rule("fft")
+def fft(bx, op, vals, params, t):
+    """Along the last axis: the batch axis in front changes nothing."""
+    _no_batched_params(params, op)
+    return bx.call(op.name, {"a": vals["a"].text}, _params(params)), True
+
+
 @rule("argsort")
 def argsort(bx, op, vals, params, t):
     _no_batched_params(params, op)
