@@ -262,6 +262,9 @@ def test_errors_as_jax():
          "population_count does not accept dtype float32. Accepted dtypes are subtypes of "
          "integer.")
     _err(lambda: jnp.polyfit(X, Y, 2, full=True), NotImplementedError, "full=True")
+    _err(lambda: jnp.polyfit(X[:2], Y[:2], 2), NotImplementedError, "fewer points")
+    _err(lambda: astjax.jit(lambda x, y: jnp.polyfit(x, y, 2))(X[:2], Y[:2]),
+         NotImplementedError, "fewer points")  # a size: checked at run time
     _err(lambda: jnp.fromfile("x"), NotImplementedError, r"jnp.fromfile\(\) is not implemented")
     _err(lambda: jnp.fromiter([1]), NotImplementedError, r"jnp.fromiter\(\) is not implemented")
 

@@ -89,6 +89,9 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     independent (JAX cuts its singular values below ``rcond``); ``full=True`` is refused."""
     x, y = _promote_inexact(x, y)
     order = _fit_args(_static_arg(deg, "deg", "polyfit"), x.ndim, y.ndim, full, cov)
+    if x.shape[0] < order:  # at run time in compiled code (a size)
+        raise NotImplementedError("polyfit(): fewer points than deg + 1 (an underdetermined "
+                                  "fit, JAX's least-norm solution) is not supported")
     lhs = jnp.vander(x, order)
     rhs = y
     if w is not None:
