@@ -348,10 +348,8 @@ def test_update_errors():
         x.at[0].set(np.ones((1, 4), np.float32))
     with pytest.raises(ShapeError, match=r"add\(\): too many indices"):
         x.at[0, 0, 0].add(1.0)
-    with pytest.raises(ShapeError, match="mode='clip' is not supported"):
-        x.at[0].add(1.0, mode="clip")
-    with pytest.raises(ShapeError, match="mode='fill' is not supported"):
-        x.at[0].get(mode="fill")
+    with pytest.raises(ShapeError, match="mode='wrap' is not one of"):
+        x.at[0].add(1.0, mode="wrap")
     with pytest.raises(ShapeError, match="fill_value"):
         x.at[0].get(fill_value=0)
     with pytest.raises(ShapeError, match="not defined for boolean"):
@@ -360,6 +358,78 @@ def test_update_errors():
         x.at[7].set(0.0)
     with pytest.raises(TypeError, match="immutable"):
         x[0] = 1.0
+
+
+# --- mode="clip" | "fill" | "drop" ---------------------------------------------------------------
+# JAX 0.10.2's values (negative indices count from the end, -4 on an axis of 3 is out)
+M = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+OUT = np.int32([0, 2, 3, -1, -4, 5])
+NAN = np.nan
+
+
+def _modes(x, i):
+    idx = (i, 1)  # (a tuple variable of index items)
+    return (x.at[:, i].get(mode="fill"), x[0].at[i].get(mode="fill", fill_value=-1.0),
+            x[0].at[i].get(mode="clip"), x.at[1, i].get(mode="drop"), x.at[idx].get(mode="fill"),
+            x.at[5].get(mode="clip"), x[0].at[i].add(1.0, mode="drop"),
+            x[0].at[i].add(1.0, mode="clip"), x.at[i, 1].set(9.0, mode="fill"),
+            jnp.arange(3).at[i].get(mode="fill"))
+
+
+JAX_MODES = (
+    np.float32([[1, 3, NAN, 3, NAN, NAN], [4, 6, NAN, 6, NAN, NAN]]),
+    np.float32([1, 3, -1, 3, -1, -1]), np.float32([1, 3, 3, 3, 1, 3]),
+    np.float32([4, 6, NAN, 6, NAN, NAN]), np.float32([2, NAN, NAN, 5, NAN, NAN]),
+    np.float32([4, 5, 6]), np.float32([2, 2, 5]), np.float32([3, 2, 7]),
+    np.float32([[1, 9, 3], [4, 9, 6]]), np.int32([0, 2, -2 ** 31, 2, -2 ** 31, -2 ** 31]))
+
+
+def _check_modes(got):
+    for g, want in zip(got, JAX_MODES):
+        assert np.asarray(g).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(g), want)
+
+
+def test_out_of_bounds_modes_as_jax():
+    _check_modes(_modes(astjax.device_put(M), OUT))
+    _check_modes(astjax.jit(_modes)(M, OUT))
+
+
+def test_out_of_bounds_modes_grad_and_vmap():
+    def gathered(x):
+        return (x.at[:, OUT].get(mode="fill", fill_value=0.0) ** 2).sum()
+
+    np.testing.assert_array_equal(astjax.grad(gathered)(M), [[2, 0, 12], [8, 0, 24]])
+    np.testing.assert_array_equal(astjax.jit(astjax.grad(gathered))(M), [[2, 0, 12], [8, 0, 24]])
+    g = astjax.grad(lambda v: (M[0].at[OUT].set(v, mode="drop") ** 2).sum())(M.ravel())
+    np.testing.assert_array_equal(g, [2, 0, 0, 8, 0, 0])  # dropped values: no gradient
+    g = astjax.grad(lambda x: (x.at[OUT, 1].add(2.0, mode="clip") ** 2).sum())(M)
+    np.testing.assert_array_equal(g, [[2, 12, 6], [8, 26, 12]])
+    np.testing.assert_array_equal(astjax.vmap(lambda r: r.at[OUT].get(mode="fill"))(M),
+                                  JAX_MODES[0])
+    np.testing.assert_array_equal(astjax.vmap(lambda j: M[0].at[j].get(mode="clip"))(OUT),
+                                  JAX_MODES[2])
+    got = astjax.vmap(lambda r, j: r.at[j].add(1.0, mode="drop"))(M, np.int32([1, 7]))
+    np.testing.assert_array_equal(got, [[1, 3, 3], [4, 5, 6]])
+
+
+def test_out_of_bounds_modes_on_numba(numba_backend):
+    jitted = astjax.jit(lambda x, i: (x.at[:, i].get(mode="fill"),
+                                      x.at[i, 1].add(2.0, mode="drop")))
+    got = jitted(M, OUT)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_array_equal(got[0], JAX_MODES[0])
+    np.testing.assert_array_equal(got[1], [[1, 4, 3], [4, 7, 6]])
+
+
+def test_out_of_bounds_mode_errors_in_compiled_code():
+    with pytest.raises(TypeError, match="mode='wrap' is not one of"):
+        astjax.jit(lambda x: x.at[0].get(mode="wrap"))(M)
+    with pytest.raises(TypeError, match="fill_value needs mode='fill'"):
+        astjax.jit(lambda x: x.at[0].get(fill_value=1.0))(M)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'fill_value'"):
+        astjax.jit(lambda x: x.at[0].set(1.0, mode="drop", fill_value=1.0))(M)
 
 
 # --- compiled code agrees with eager --------------------------------------------------------------

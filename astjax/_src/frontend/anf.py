@@ -284,10 +284,10 @@ class ANF:
             target = a(f.value.value.value)
             index = self.index(f.value.slice, pre, where)
             args = [a(x) for x in e.args]
-            if e.keywords:
-                raise self.parsed.error(e, f".at[].{f.attr}() keyword arguments are not "
-                                        f"supported", UnsupportedSyntaxError)
-            return copy_loc(at_update(target, index, f.attr, *args), where)
+            update = at_update(target, index, f.attr, *args)
+            # (mode=, fill_value=, the hints: typing reads them, infer.at_update)
+            update.keywords = [gast.keyword(arg=k.arg, value=a(k.value)) for k in e.keywords]
+            return copy_loc(update, where)
         if isinstance(f, gast.Attribute) and not self.is_static_ref(f):
             func = gast.Attribute(value=a(f.value), attr=f.attr, ctx=gast.Load())
         elif self.is_atom(f):

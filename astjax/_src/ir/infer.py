@@ -628,6 +628,9 @@ class FunctionTyper:
             raise self.error(node, f".at[] needs an array, got {x}")
         index = self.index_param(sub.slice, env)
         target = sub.value.value
+        mode = self.at_keywords(node, method, env)
+        if mode in ("clip", "fill", "drop"):
+            return self.at_mode(node, x, method, index, mode == "clip", env)
         if method == "get":
             op = REGISTRY["getitem"]
             return self.apply_op(node, op, {op.operands[0]: x}, {"index": index},
@@ -639,6 +642,69 @@ class FunctionTyper:
         return self.apply_op(node, op, {op.operands[0]: x, op.operands[1]: v}, {"index": index},
                              {op.operands[0]: target, op.operands[1]: node.args[0]},
                              {"index": sub.slice})
+
+    def at_keywords(self, node, method, env):
+        """The mode of ``x.at[idx].<method>(..., mode=, fill_value=)`` (the hints
+        indices_are_sorted and unique_indices are accepted and not needed)."""
+        from ..ops import index_modes
+        known = {"mode", "indices_are_sorted", "unique_indices"} | \
+            ({"fill_value"} if method == "get" else set())
+        kw = {k.arg: self.atom(k.value, env) for k in node.keywords}
+        for name in kw:
+            if name not in known:
+                raise self.error(node, f".at[].{method}() got an unexpected keyword argument "
+                                 f"{name!r}")
+        mode = kw.get("mode", Static(None))
+        if not (isinstance(mode, Static) and (mode.value is None or isinstance(mode.value,
+                                                                                str))):
+            raise self.error(node, f".at[].{method}(): mode must be a constant string")
+        try:
+            index_modes.check(mode.value, f"x.at[idx].{method}()")
+        except ShapeError as e:
+            raise self.error(node, str(e)) from None
+        if "fill_value" in kw and mode.value not in ("fill", "drop"):
+            raise self.error(node, "x.at[idx].get(): fill_value needs mode='fill'")
+        return mode.value
+
+    def at_mode(self, node, x, method, index, clip, env):
+        """``x.at[idx].<method>(...)`` in mode clip, fill or drop: the call of a function
+        index_modes writes for the index's structure, with the index's atoms passed."""
+        from ..ops import index_modes
+        import astjax.numpy as jnp
+        sub = node.func.value
+        passed = [sub.value.value] + list(node.args)
+        atoms = []
+
+        def text(e):
+            if isinstance(e, gast.Constant):
+                return "..." if e.value is Ellipsis else repr(e.value)
+            atoms.append(e)
+            return f"a{len(atoms) - 1}"
+        items = index if isinstance(index, tuple) else (index,)
+        if isinstance(sub.slice, gast.Tuple):
+            texts = [":".join("" if p is None else text(p) for p in
+                              (e.lower, e.upper, e.step)) if isinstance(e, gast.Slice)
+                     else text(e) for e in sub.slice.elts]
+        elif isinstance(sub.slice, gast.Slice):
+            texts = [":".join("" if p is None else text(p) for p in
+                              (sub.slice.lower, sub.slice.upper, sub.slice.step))]
+        elif isinstance(index, tuple):  # a tuple variable of index items
+            name = text(sub.slice)
+            texts = [f"{name}[{k}]" for k in range(len(index))]
+        else:
+            texts = [text(sub.slice)]
+        try:
+            axes = index_modes.integer_axes(items, x.ndim, f"x.at[idx].{method}()")
+        except ShapeError as e:
+            raise self.error(node, str(e)) from None
+        passed += atoms
+        if method == "get" and not clip:
+            fill = next((k.value for k in node.keywords if k.arg == "fill_value"), None)
+            passed.append(fill if fill is not None else gast.Constant(
+                value=index_modes.default_fill(x.dtype), kind=None))
+        source = index_modes.source(method, texts, axes, x.ndim, clip)
+        return self.call_generated(node, source, passed, [self.atom(a, env) for a in passed],
+                                   {"_jnp": jnp})
 
     def starred_call(self, node, env):
         """``f(a, *xs, k=v)`` with ``xs`` a tuple or list of known length: the call of a
@@ -681,15 +747,15 @@ class FunctionTyper:
         source = f"def star_{display or 'call'}({', '.join(params)}):\n    return {built}\n"
         return self.call_generated(node, source, passed, [self.atom(a, env) for a in passed])
 
-    def call_generated(self, node, source, passed, types):
+    def call_generated(self, node, source, passed, types, namespace=None):
         """Make ``node`` a call, with the atoms ``passed`` (typed ``types``), of the function
-        ``source`` defines (one per program and source)."""
+        ``source`` defines (one per program and source; its names resolve in ``namespace``)."""
         from ..frontend.synthetic import from_source
         helper = self.module.dict_setters.get(source)  # (generated helpers, by source)
         if helper is None:
             name = source[len("def "):source.index("(")]
             helper = self.module.dict_setters[source] = from_source(
-                name, source, {}, self.parsed)
+                name, source, namespace or {}, self.parsed)
             # a name that resolves to it in every function of the program (vmap prints a
             # call of values it does not batch as source)
             helper.ref = f"_astjax_{name}_{len(self.module.hoisted)}"

@@ -156,9 +156,11 @@ _MODES = (None, "promise_in_bounds")
 
 
 def _check_mode(mode, fn):
+    """The modes the ops take (index_modes rewrites clip, fill and drop into them)."""
     if mode not in _MODES:
-        raise ShapeError(f"{fn}: mode={mode!r} is not supported; out-of-bounds indices raise "
-                         f"IndexError as in NumPy")
+        from .index_modes import check
+        check(mode, fn)
+        raise ShapeError(f"{fn}: mode={mode!r} is rewritten before it reaches the op")
 
 
 def _cast_values(values, dtype):
@@ -280,6 +282,9 @@ at_max = _update_op("max", _accumulate(np.maximum))
 
 def _update_method(op, doc):
     def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        if mode in ("clip", "fill", "drop"):
+            from . import index_modes
+            return index_modes.apply(self.array, self.index, mode, op.name[3:], values)
         return op(self.array, values, self.index, indices_are_sorted=indices_are_sorted,
                   unique_indices=unique_indices, mode=mode)
     method.__doc__ = doc
@@ -317,7 +322,12 @@ class IndexUpdateRef:
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None):
-        """``x[idx]``."""
+        """``x[idx]``; mode "fill" (or "drop") gives ``fill_value`` (NaN, or the integer
+        type's extreme, by default) where an index is out of bounds, "clip" clamps them."""
+        if mode in ("clip", "fill", "drop"):
+            from . import index_modes
+            return index_modes.apply(self.array, self.index, mode, "get",
+                                     fill_value=fill_value if mode != "clip" else None)
         _check_mode(mode, "x.at[idx].get()")
         if fill_value is not None:
             raise ShapeError("x.at[idx].get(): fill_value is not supported (it needs "
