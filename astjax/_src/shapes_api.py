@@ -4,9 +4,9 @@ JAX computes ``eval_shape`` by tracing with abstract values. astjax's types know
 ranks and which dimensions are 1, but sizes are run-time values (a compiled function
 serves every size), so the output shapes are found by running ``f``: on zero-filled
 arrays for ShapeDtypeStruct leaves (``np.zeros`` is calloc'd: pages of an input nothing
-reads cost no memory), on the values themselves for arrays and Python scalars (as weak 0-d arrays, which is how
-JAX abstracts them), with jit
-compiling to the python backend meanwhile (no Numba compile for a shape). Where JAX
+reads cost no memory), on the values themselves for arrays and Python scalars (as weak
+0-d arrays, which is how JAX abstracts them), with jit compiling to the python backend
+meanwhile (no Numba compile for a shape). Where JAX
 succeeds the shapes cannot depend on the values, so the results agree; a function whose
 shapes do depend on them (``jnp.nonzero`` without ``size``), which JAX refuses, gets the
 shapes of this run.
