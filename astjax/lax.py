@@ -35,6 +35,10 @@ from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, 
 from ._src.lax.special import zeta
 from ._src.lax.reduce import reduce
 from ._src.lax.conv_transpose import conv_transpose
+from ._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
+                                      ScatterDimensionNumbers, gather, scatter, scatter_add,
+                                      scatter_apply, scatter_max, scatter_min, scatter_mul,
+                                      scatter_sub)
 from ._src.batching.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ._src.ops.registry import REGISTRY as _REGISTRY
 
@@ -81,7 +85,9 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "clz", "population_count", "shift_right_logical", "broadcast_to_rank", "collapse",
            "complex", "index_take", "reduce_xor", "select_n", "split", "stack", "tile",
            "unstack", "zeta", "bessel_i0e", "bessel_i1e", "reduce",
-           "conv_transpose"]
+           "conv_transpose", "GatherDimensionNumbers", "GatherScatterMode",
+           "ScatterDimensionNumbers", "gather", "scatter", "scatter_add", "scatter_apply",
+           "scatter_max", "scatter_min", "scatter_mul", "scatter_sub"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}
