@@ -225,11 +225,11 @@ def test_numba_kernels_match_numpy(dtype):
 def _program(x, z):
     spectrum = jnp.fft.rfft(x, n=8, norm="ortho")
     mixed = jnp.fft.ifft(spectrum * z[:, :5], axis=0)
-    return jnp.fft.irfft(mixed, n=7), jnp.fft.fft2(z, s=(2, 12))
+    return jnp.fft.irfft(mixed, n=7), jnp.fft.fft2(z, s=(2, 12)), jnp.fft.rfft(x > 0, axis=0)
 
 
 def _loss(x, z):
-    back, spectrum = _program(x, z)
+    back, spectrum, _ = _program(x, z)
     return jnp.sum(back ** 2) + jnp.sum(jnp.abs(spectrum))
 
 
@@ -250,6 +250,7 @@ def test_numba_program(on_numba):
     mixed = np.fft.ifft(spectrum * Z[:, :5], axis=0)
     _close(got[0], np.fft.irfft(mixed, n=7), np.float32)
     _close(got[1], np.fft.fft2(Z.astype(np.complex128), s=(2, 12)), np.complex64)
+    _close(got[2], np.fft.rfft(X > 0, axis=0), np.complex64)  # a bool input (cast first)
 
 
 def test_numba_gradient(on_numba):

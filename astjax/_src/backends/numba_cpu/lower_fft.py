@@ -29,10 +29,11 @@ def _fft(c):
     else:
         lines = [f"{n} = int({given})"]
     rows = " * ".join(f"{a}.shape[{d}]" for d in range(rank - 1)) or "1"
+    source = f"{a}.astype(np.float32)" if a_type.dtype.kind == "b" else a  # Numba: no float(bool)
     kind = ("" if fft_type in ("rfft", "irfft") else f"{TYPES.index(fft_type)}, ")
     lines += [f"if {n} < 1:",
               f"    raise {c.emitter.broadcast_error}({c.where + ': fft length below 1'!r})",
-              f"{x2} = _rt.ascontiguousarray({a}).reshape(({rows}, {a}.shape[{rank - 1}]))",
+              f"{x2} = _rt.ascontiguousarray({source}).reshape(({rows}, {a}.shape[{rank - 1}]))",
               f"{out} = _rt.{_KERNELS[fft_type]}({x2}, {n}, {kind}{_NORMS[norm]}, {c.dtype()})"]
     shape = tuple_source([f"{a}.shape[{d}]" for d in range(rank - 1)] + [f"{out}.shape[1]"])
     return lines + c.assign(f"{out}.reshape({shape})")
