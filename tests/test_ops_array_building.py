@@ -376,8 +376,42 @@ def test_index_helpers_with_constant_indices_in_compiled_code():
                                np.sum(yy), rtol=1e-6)
 
 
+def _concat_run_time(x, i):
+    return (jnp.r_[x, 0, x * 2, 1:3], jnp.c_[x, jnp.sin(x)], jnp.r_["0,2", x, i],
+            jnp.r_["-1,2,0", x, x], jnp.r_["r", x, 1.5], jnp.r_[i, 0:1:3j], jnp.r_[i, 7])
+
+
+def test_r_and_c_of_run_time_arrays_in_compiled_code():
+    # JAX 0.10.2's values (they were "cannot index static <..._Concat object>")
+    x, i = np.float32([0.5, -1.0, 2.0]), np.int32([1, 2, 3])
+    s = np.sin(x)
+    want = (np.float32([0.5, -1, 2, 0, 1, -2, 4, 1, 2]), np.stack([x, s], 1),
+            np.float32([[0.5, -1, 2], [1, 2, 3]]), np.float32([[0.5, 0.5], [-1, -1], [2, 2]]),
+            np.float32([[0.5, -1, 2, 1.5]]), np.float32([1, 2, 3, 0, 0.5, 1]),
+            np.int32([1, 2, 3, 7]))
+    for got, w in zip(astjax.jit(_concat_run_time)(x, i), want):
+        assert got.dtype == w.dtype and got.shape == w.shape
+        np.testing.assert_allclose(got, w, rtol=1e-6)
+    g = astjax.grad(lambda x: (jnp.c_[x, x * x] ** 2).sum())(x)
+    np.testing.assert_allclose(g, 2 * x + 4 * x ** 3, rtol=1e-6)
+    got = astjax.vmap(lambda r: jnp.r_[r, 0, r])(np.stack([x, 2 * x]))
+    np.testing.assert_array_equal(got, [[0.5, -1, 2, 0, 0.5, -1, 2], [1, -2, 4, 0, 1, -2, 4]])
+    with pytest.raises(TypeError, match="slice in this index needs constant bounds"):
+        astjax.jit(lambda x, n: jnp.r_[x, 0:n])(x, 2)
+
+
+def test_r_and_c_of_run_time_arrays_on_numba(numba_backend):
+    x = np.float32([0.5, -1.0, 2.0])
+    jitted = astjax.jit(lambda x: (jnp.r_[x, 0, 1:3], jnp.c_[x, x]))
+    got = jitted(x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_array_equal(got[0], [0.5, -1, 2, 0, 1, 2])
+    np.testing.assert_array_equal(got[1], np.stack([x, x], 1))
+
+
 def test_index_helpers_eagerly():
-    # (in compiled code, mgrid, ogrid, r_ and c_ take constants only)
+    # (in compiled code, mgrid and ogrid take constants only)
     np.testing.assert_array_equal(jnp.mgrid[0:3, 0:2], np.mgrid[0:3, 0:2])
     np.testing.assert_allclose(jnp.mgrid[0:1:5j], np.mgrid[0:1:5j])
     for g, w in zip(jnp.ogrid[0:3, 1:4:2], np.ogrid[0:3, 1:4:2]):

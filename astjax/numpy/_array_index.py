@@ -620,10 +620,59 @@ class _Grid:
 
 class _Concat:
     """``r_[...]``/``c_[...]``: NumPy's concatenation of slices, scalars and arrays, the
-    result in JAX's dtype (arrays promoted as jnp.concatenate would)."""
+    result in JAX's dtype (arrays promoted as jnp.concatenate would). In compiled code, with
+    arrays computed at run time, it is the call of a function ``index_source`` writes."""
 
-    def __init__(self, np_concat):
+    def __init__(self, np_concat, axis, ndmin, trans1d):
         self.np_concat = np_concat
+        self.params = (axis, ndmin, trans1d)
+
+    def index_source(self, items, ndims):
+        """JAX's _AxisConcat.__getitem__ as source, ``def concat(a0, a1, ...)``, for
+        ``items``: constants (a directive string first, slices of constants, numbers,
+        lists) or the names of run-time items, whose ndims are ``ndims[k]``."""
+        axis, ndmin, trans1d = self.params
+        matrix, lines, parts = -1, [], []
+        if isinstance(items[0], str) and items[0] not in ndims:
+            directive, items = items[0], items[1:]
+            if directive in ("r", "c"):
+                matrix = "rc".index(directive)
+            else:
+                vec = directive.split(",")[:3]
+                try:
+                    axis, ndmin, trans1d = list(map(int, vec)) + [ndmin, trans1d][len(vec) - 1:]
+                except ValueError:
+                    raise ValueError(f"could not understand directive {directive!r}") from None
+        out_ndim = 0
+        for k, item in enumerate(items):
+            p = f"p{k}"
+            if isinstance(item, slice):
+                start, stop, step = item.start or 0, item.stop, item.step or 1
+                lines.append(f"{p} = _jnp.linspace({start!r}, {stop!r}, {int(abs(step))})"
+                             if np.iscomplex(step) else
+                             f"{p} = _jnp.arange({start!r}, {stop!r}, {step!r})")
+                item_ndim, ndim = 0, 1
+            elif isinstance(item, str) and item not in ndims:
+                raise ValueError("string directive must be placed at the beginning")
+            else:
+                lines.append(f"{p} = _jnp.asarray({item if item in ndims else repr(item)})")
+                item_ndim = ndim = ndims[item] if item in ndims else np.ndim(item)
+            if ndim < ndmin:
+                lines.append(f"{p} = _jnp.reshape({p}, {(1,) * (ndmin - ndim)!r} + "
+                             f"_jnp.shape({p}))")
+            if trans1d != -1 and ndmin - item_ndim > 0:
+                shifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
+                perm = tuple(range(ndmin))[shifts:] + tuple(range(ndmin))[:shifts]
+                lines.append(f"{p} = _jnp.transpose({p}, {perm!r})")
+            parts.append(p)
+            out_ndim = max(ndim, ndmin)
+        lines.append(f"r = _jnp.concatenate(({''.join(q + ', ' for q in parts)}), "
+                     f"axis={axis})")
+        if matrix != -1 and out_ndim == 1:
+            lines.append(f"r = _jnp.expand_dims(r, {matrix})")
+        params = ", ".join(name for name in items if isinstance(name, str) and name in ndims)
+        return f"def concat({params}):\n" + "".join(f"    {q}\n" for q in lines) + \
+            "    return r\n"
 
     def __getitem__(self, key):
         from .._src.runtime.array import Array
@@ -648,5 +697,5 @@ def _default_typed(x):
 
 mgrid = _Grid(np.mgrid, False)
 ogrid = _Grid(np.ogrid, True)
-r_ = _Concat(np.r_)
-c_ = _Concat(np.c_)
+r_ = _Concat(np.r_, 0, 1, -1)
+c_ = _Concat(np.c_, -1, 2, 0)

@@ -541,6 +541,9 @@ class FunctionTyper:
                                  {"index": self.index_param(node.slice, env)},
                                  {op.operands[0]: node.value}, {"index": node.slice})
         idx = self.index_param(node.slice, env)
+        if isinstance(t, Static) and hasattr(t.value, "index_source") and \
+                not _constant_index(idx):
+            return self.index_call(node, t.value, env)
         if isinstance(t, Static) and t.value is np.s_:
             return IndexType(idx)  # an index built at run time, e.g. for a VJP rule
         if isinstance(t, Static) and _constant_index(idx):
@@ -583,6 +586,40 @@ class FunctionTyper:
             anno.set_(node, "tree_child", position)
             return t.children[position]
         raise self.error(node, f"cannot index {t} with {idx!r}")
+
+    def index_call(self, node, obj, env):
+        """``jnp.r_[x, 0, y]`` with values known at run time: the call, with those values,
+        of the function ``obj.index_source`` writes for the constant items and the others'
+        ndims; statement() puts it in the subscript's place."""
+        import astjax.numpy as jnp
+        elts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        items, ndims, passed = [], {}, []
+        for e in elts:
+            if isinstance(e, gast.Slice):
+                parts = [None if p is None else self.atom(p, env) for p in
+                         (e.lower, e.upper, e.step)]
+                if not all(p is None or isinstance(p, Static) for p in parts):
+                    raise self.error(node, "a slice in this index needs constant bounds (it "
+                                     "is an arange, whose length must be known)")
+                items.append(slice(*(p if p is None else p.value for p in parts)))
+                continue
+            t = self.atom(e, env)
+            if isinstance(t, Static):
+                items.append(t.value)
+            elif isinstance(t, ArrayType):
+                items.append(f"a{len(passed)}")
+                ndims[items[-1]] = t.ndim
+                passed.append(e)
+            else:
+                raise self.error(node, f"cannot index {obj} with {t}")
+        try:
+            source = obj.index_source(items, ndims)
+        except ValueError as e:
+            raise self.error(node, str(e)) from None
+        call = copy_loc(gast.Call(func=None, args=[], keywords=[]), node)
+        anno.set_(node, "replaced_by", call)
+        return self.call_generated(call, source, passed, [self.atom(a, env) for a in passed],
+                                   {"_jnp": jnp})
 
     def unroll_if_loop_counter(self, node, t):
         """``seq[i]`` with ``i`` the counter of a loop around it with constant bounds, and
