@@ -8,6 +8,8 @@ nothing new: an index out of bounds is sent to one extra element padded at the e
 axis, which holds the fill value (a gather) or is cut off after the update (a scatter).
 Eagerly, ``apply`` runs that on arrays; compiled code calls a function ``source`` writes
 for the index's structure (infer.at_update)."""
+import re
+
 import numpy as np
 
 from .indexing import _classify, _axes_used, _items
@@ -76,41 +78,30 @@ def source(method, items, axes, ndim, clip):
     ``items`` are the index items' source in terms of the parameters ``a<k>`` (``a0``,
     ``a1:a2``, ``None``), ``axes`` integer_axes of them; a gather not clipped takes
     ``fill``."""
-    fill = None if clip else method == "get"
-    nparams = 1 + max([int(p[1:]) for item in items for p in _params(item)] or [-1])
+    mode = "clip" if clip else "fill" if method == "get" else "drop"
+    nparams = 1 + max([int(p[1:]) for item in items for p in re.findall(r"\ba\d+\b", item)]
+                      or [-1])
     params = ["x"] + (["values"] if method != "get" else []) + \
-        [f"a{k}" for k in range(nparams)] + (["fill"] if fill else [])
+        [f"a{k}" for k in range(nparams)] + (["fill"] if mode == "fill" else [])
     lines, items = [], list(items)
     for pos, axis in axes.items():
         j = f"j{pos}"
         lines += [f"n{pos} = x.shape[{axis}]",
                   f"{j} = _jnp.asarray({items[pos]})",
-                  f"{j} = _jnp.where({j} < 0, {j} + n{pos}, {j})"]
-        lines.append(f"{j} = _jnp.clip({j}, 0, n{pos} - 1)" if fill is None else
-                     f"{j} = _jnp.where(({j} >= 0) & ({j} < n{pos}), {j}, n{pos})")
+                  f"{j} = _jnp.where({j} < 0, {j} + n{pos}, {j})",
+                  f"{j} = _jnp.clip({j}, 0, n{pos} - 1)" if clip else
+                  f"{j} = _jnp.where(({j} >= 0) & ({j} < n{pos}), {j}, n{pos})"]
         items[pos] = j
     index = ", ".join(items) + ("," if len(items) == 1 else "")
-    if fill is None:  # clip
+    pads = "".join(f"(0, {int(a in axes.values())}), " for a in range(ndim))
+    if clip:
         lines.append(f"return x[{index}]" if method == "get" else
                      f"return x.at[{index}].{method}(values)")
-    else:
-        pads = ", ".join(f"(0, {int(a in axes.values())})" for a in range(ndim))
-        pads = f"({pads}{',' if ndim == 1 else ''})"
-        if method == "get":
-            lines += [f"x = _jnp.pad(x, {pads}, constant_values=fill)", f"return x[{index}]"]
-        else:
-            cut = ", ".join(_cut(axes, a) for a in range(ndim))
-            lines += [f"shape = x.shape", f"x = _jnp.pad(x, {pads})",
-                      f"x = x.at[{index}].{method}(values)", f"return x[{cut}]"]
-    mode = "clip" if clip else "fill" if method == "get" else "drop"
+    elif method == "get":  # out of bounds: the padded fill value
+        lines += [f"x = _jnp.pad(x, ({pads}), constant_values=fill)", f"return x[{index}]"]
+    else:  # out of bounds: updates to the padding, cut off
+        cut = ", ".join(f":shape[{a}]" if a in axes.values() else ":" for a in range(ndim))
+        lines += ["shape = x.shape", f"x = _jnp.pad(x, ({pads}))",
+                  f"x = x.at[{index}].{method}(values)", f"return x[{cut}]"]
     body = "".join(f"    {line}\n" for line in lines)
     return f"def at_{method}_{mode}({', '.join(params)}):\n{body}"
-
-
-def _cut(axes, axis):
-    return f":shape[{axis}]" if axis in axes.values() else ":"
-
-
-def _params(item_source):
-    import re
-    return re.findall(r"\ba\d+\b", item_source)
