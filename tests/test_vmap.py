@@ -264,6 +264,7 @@ SAMPLES = _elementwise_samples() + [
     ("ldexp", "jnp.ldexp(a, b)", [F(2, 3), I(3)]),
     ("fma", "jnp.fma(a, b, c)", [F(2, 3), F(3), F()]),
     ("argsort", "jnp.argsort(a)", [F(2, 3)]),
+    ("fft", "jnp.fft.irfft(jnp.fft.fft(a, 4, axis=0), 5)", [F(2, 3)]),
     ("unbroadcast", "_ajx.unbroadcast(a, b)", [F(2, 3), F(1, 3)]),
     ("cotangent_like", "_ajx.cotangent_like(a, b)", [F(3), F(2, 3)]),
     ("shape_stub", "_ajx.shape_stub(a)", [F(2, 3)]),
