@@ -82,6 +82,19 @@ def test_frequencies_and_shifts():
     np.testing.assert_array_equal(shifted, np.fft.ifftshift(M, axes=(0, 2)))
 
 
+def test_empty_transforms_as_jax():
+    # JAX 0.10.2 gives empty results where the length is 0 (NumPy raises): irfft of one bin
+    # (n = 2 * (1 - 1)), hfft likewise, fft and ifft of an empty axis
+    for fn, a, dtype in ((jnp.fft.irfft, np.ones((2, 1), np.complex64), np.float32),
+                         (jnp.fft.hfft, np.ones((2, 1), np.complex64), np.float32),
+                         (jnp.fft.irfft, np.ones((2, 0), np.complex64), np.float32),
+                         (jnp.fft.fft, np.ones((2, 0), np.complex64), np.complex64),
+                         (jnp.fft.ifft, np.ones((2, 0), np.float32), np.complex64)):
+        for f in (fn, astjax.jit(fn)):
+            out = f(a)
+            assert out.shape == (2, 0) and out.dtype == dtype
+
+
 def test_numpy_fft_in_compiled_code_is_jnp_fft():
     got = astjax.jit(lambda a: np.fft.rfft(a, n=8) * np.fft.rfftfreq(8))(X)
     _close(got, np.fft.rfft(X.astype(np.float64), n=8) * np.fft.rfftfreq(8), np.complex64)
@@ -100,6 +113,8 @@ def test_errors():
         jnp.fft.fft(M, axis=(0, 1))
     with pytest.raises(ValueError, match="Shape should be positive"):
         jnp.fft.rfftn(M, s=(0, 2))
+    with pytest.raises(TypeError, match="Shape should be positive"):
+        jnp.fft.fft(Z, n=0)
     with pytest.raises(TypeError, match="only real valued inputs"):
         jnp.fft.rfft(Z)
     with pytest.raises(UserCodeError, match=r"test_fft.py:\d+.*norm value"):
