@@ -1358,3 +1358,25 @@ def test_nested_vmap_of_an_op_moved_to_other_axes_keeps_its_defaults():
     inner = vmap(jnp.sum, 1, -1)
     np.testing.assert_allclose(vmap(lambda r: inner(r))(x), x.sum(1))
     np.testing.assert_allclose(jit(vmap(lambda r: inner(r)))(x), x.sum(1))
+
+
+def test_ops_registered_after_the_batching_module_is_imported():
+    """vmap's generated code reaches ops through batching.transform.OPS, which was a copy of
+    the registry made when that module was imported: imported first, it lacked the ops
+    registered later (ad's cotangent_like), and vmap of grad failed with "SimpleNamespace
+    has no attribute 'cotangent_like'"."""
+    import subprocess
+    program = ("import astjax._src.batching.transform\n"
+               "import numpy as np, astjax, astjax.numpy as jnp\n"
+               "def loss(p):\n"
+               "    return jnp.sum(p['a'] ** 2)\n"
+               "f = astjax.vmap(astjax.grad(loss))\n"
+               "print(f({'a': np.float32([[1, 2], [3, 4]])})['a'].tolist())\n")
+    with tempfile.TemporaryDirectory() as where:  # (astjax reads the function's source)
+        path = os.path.join(where, "program.py")
+        with open(path, "w") as file:
+            file.write(program)
+        done = subprocess.run([sys.executable, path], capture_output=True, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[[2.0, 4.0], [6.0, 8.0]]"

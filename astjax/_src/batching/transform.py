@@ -41,10 +41,23 @@ from ..ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, S
                         TreeType, keyed_children)
 from ..ops.registry import REGISTRY
 from . import batched as bt_
-from . import sizes as _sizes  # noqa: F401  (registers same_batch_size before OPS below)
+from . import sizes as _sizes  # noqa: F401  (registers same_batch_size)
 from .batched import any_, children, full, join, norm, rank, unwrap
 
-OPS = pytypes.SimpleNamespace(**REGISTRY)  # generated code calls ops as _jnp.<name>
+
+class _Ops:
+    """What generated code calls ops through (``_jnp.<name>``). Each name is looked up in
+    the registry when it is read, so ops registered after this module was imported (ad's
+    ``cotangent_like``, whatever the import order) are there."""
+
+    def __getattr__(self, name):
+        try:
+            return REGISTRY[name]
+        except KeyError:
+            raise AttributeError(f"no op named {name!r}") from None
+
+
+OPS = _Ops()
 
 
 class NoRule(Exception):
