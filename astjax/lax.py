@@ -33,6 +33,7 @@ from ._src.lax.bits import clz, population_count, shift_right_logical
 from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, reduce_xor,
                               select_n, split, stack, tile, unstack)
 from ._src.lax.special import zeta
+from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac
 from ._src.lax.reduce import reduce
 from ._src.lax.conv_transpose import conv_transpose
 from ._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
@@ -84,7 +85,8 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            # bits, arrays, special functions
            "clz", "population_count", "shift_right_logical", "broadcast_to_rank", "collapse",
            "complex", "index_take", "reduce_xor", "select_n", "split", "stack", "tile",
-           "unstack", "zeta", "bessel_i0e", "bessel_i1e", "reduce",
+           "unstack", "zeta", "bessel_i0e", "bessel_i1e", "igamma", "igammac",
+           "igamma_grad_a", "betainc", "reduce",
            "conv_transpose", "GatherDimensionNumbers", "GatherScatterMode",
            "ScatterDimensionNumbers", "gather", "scatter", "scatter_add", "scatter_apply",
            "scatter_max", "scatter_min", "scatter_mul", "scatter_sub"]

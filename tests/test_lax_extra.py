@@ -208,6 +208,52 @@ def test_zeta_and_scaled_bessel():
     assert_both(lax.bessel_i1e, (v,), np.float32([0.1564208, -0.21526928, 0.07191633]))
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_incomplete_gamma_and_beta():
+    a = np.float32([0.5, 1.0, 3.0, 10.0, 0.0, 2.0, -1.0])
+    x = np.float32([0.3, 2.0, 1.0, 12.0, 1.0, 0.0, 1.0])
+    # JAX: igamma, igammac (the last NaN: a < 0)
+    assert_both(lax.igamma, (a, x), np.float32([0.5614221, 0.8646648, 0.08030137, 0.7576085,
+                                                1.0, 0.0, np.nan]), rtol=2e-6)
+    assert_both(lax.igammac, (a, x), np.float32([0.4385779, 0.13533522, 0.91969866, 0.24239154,
+                                                 0.0, 1.0, np.nan]), rtol=5e-6)
+    abx = (np.float32([0.5, 2.0, 3.0, 10.0]), np.float32([0.5, 3.0, 1.0, 12.0]),
+           np.float32([0.3, 0.2, 0.9, 0.5]))
+    # JAX: betainc
+    assert_both(lax.betainc, abx, np.float32([0.3690103, 0.18080005, 0.7290001, 0.66818994]),
+                rtol=5e-6)
+    # JAX: grad in x and in a of igamma(2, 1.5); of betainc(2, 3, x) in x at 0.4
+    np.testing.assert_allclose(astjax.grad(lax.igamma, 1)(2.0, 1.5), 0.33469525, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lax.igamma, 0)(2.0, 1.5), -0.3134886, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(lax.igammac, 0))(2.0, 1.5), 0.3134886,
+                               rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lax.betainc, 2)(2.0, 3.0, 0.4), 1.7280011, rtol=1e-6)
+    got = astjax.vmap(lax.igamma)(a[:4], x[:4])
+    np.testing.assert_allclose(got, lax.igamma(a[:4], x[:4]), rtol=1e-6)
+
+
+def test_incomplete_gamma_and_beta_64(x64):
+    special = pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(0.1, 20, 40), rng.uniform(0.1, 20, 40)
+    x, t = rng.uniform(0, 30, 40), rng.uniform(0, 1, 40)
+    np.testing.assert_allclose(lax.igamma(a, x), special.gammainc(a, x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(lax.igammac(a, x), special.gammaincc(a, x), rtol=1e-12,
+                               atol=1e-14)
+    np.testing.assert_allclose(lax.betainc(a, b, t), special.betainc(a, b, t), rtol=1e-11,
+                               atol=1e-13)
+    h = 1e-6  # igamma_grad_a, and betainc's derivatives in a and b (through its loop), against
+    # central differences of SciPy's functions (JAX raises for betainc's)
+    fd = (special.gammainc(a + h, x) - special.gammainc(a - h, x)) / (2 * h)
+    np.testing.assert_allclose(lax.igamma_grad_a(a, x), fd, atol=1e-8)
+    ga, gb = astjax.grad(lambda a, b: lax.betainc(a, b, t).sum(), (0, 1))(a, b)
+    np.testing.assert_allclose(ga, (special.betainc(a + h, b, t) -
+                                    special.betainc(a - h, b, t)) / (2 * h), atol=1e-8)
+    np.testing.assert_allclose(gb, (special.betainc(a, b + h, t) -
+                                    special.betainc(a, b - h, t)) / (2 * h), atol=1e-8)
+
+
 # --- reduce ----------------------------------------------------------------------------------
 
 def reduce_floats(x):
