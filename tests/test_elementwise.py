@@ -24,6 +24,8 @@ def sample(name, dtype, shape, seed):
     rng = np.random.default_rng(seed)
     lo, hi = DOMAIN.get(name, (-2.0, 2.0))
     if np.dtype(dtype).kind == "b":
+        if name in DOMAIN and seed == 1:  # a divisor: not 0 (x // 0 is JAX's, not NumPy's)
+            return np.ones(shape, bool)
         return rng.integers(0, 2, shape).astype(bool)
     if np.dtype(dtype).kind in "iu":
         return rng.integers(max(int(lo), 1) if name in DOMAIN else -3, 4, shape).astype(dtype)

@@ -61,6 +61,37 @@ def test_remainder_and_floor_divide_edge_values_as_jax_on_numba(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
 
 
+# integer x // 0: XLA's x / 0 is -1 (all ones unsigned), -2 after JAX's floor adjustment
+# for x != 0 (NumPy: 0); x % 0 is 0 in both. JAX 0.10.2's values:
+INT_X, INT_Y = np.int32([7, 0, -3, -5]), np.int32([0, 0, 0, 2])
+U8_X, U8_Y = np.uint8([7, 0, 3, 5]), np.uint8([0, 0, 0, 2])
+
+
+def _int_edges(a, b, c, d):
+    return a // b, jnp.divmod(a, b)[0], a % b, c // d
+
+
+def _check_int_edges(got):
+    want = (np.int32([-2, -1, -2, -3]),) * 2 + (np.int32([0, 0, 0, 1]),
+                                                 np.uint8([255, 255, 255, 2]))
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_integer_floor_divide_by_zero_as_jax():
+    with np.errstate(all="ignore"):
+        _check_int_edges(_int_edges(*map(jnp.asarray, (INT_X, INT_Y, U8_X, U8_Y))))
+        _check_int_edges(astjax.jit(_int_edges)(INT_X, INT_Y, U8_X, U8_Y))
+
+
+def test_integer_floor_divide_by_zero_as_jax_on_numba(numba_backend):
+    jitted = astjax.jit(_int_edges)
+    _check_int_edges(jitted(INT_X, INT_Y, U8_X, U8_Y))
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+
+
 def _cases():
     return [
         ("fabs", lambda a: jnp.fabs(a), (X,), np.fabs(X)),

@@ -37,7 +37,15 @@ def _floor_divide(x, y):
     """x // y; of floats as JAX computes it (CPython's float_divmod, rounded half away from
     zero), where NumPy's zero quotients take the sign of x / y: -0. // 1. is 0. in JAX."""
     if np.result_type(x, y).kind != "f":
-        return np.floor_divide(x, y)
+        with np.errstate(divide="ignore"):
+            out = np.floor_divide(x, y)
+        if out.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+            # XLA's x / 0 is -1 (all ones unsigned), which JAX's floor adjustment makes -2
+            # for x != 0; NumPy gives 0
+            by_zero = np.iinfo(out.dtype).max if out.dtype.kind == "u" else \
+                np.where(np.asarray(x) == 0, -1, -2)
+            out = np.where(np.asarray(y) == 0, by_zero, out).astype(out.dtype)
+        return out
     with np.errstate(invalid="ignore", divide="ignore"):
         mod = np.fmod(x, y)
         div = np.where(y == 0, x, x - mod) / y
@@ -56,10 +64,15 @@ def _remainder(x, y):
         return np.where((mod != 0) & ((mod < 0) != (y < 0)), mod + y, mod)
 
 
-def _integer_infix(op):
-    """Generated python-backend code prints ``a op b`` for integers only: NumPy's float
-    ``//`` and ``%`` differ from JAX's in the sign of zeros."""
-    return lambda types: op.promoted_dtype(types)[0].kind != "f"
+def _integer_infix(op, by_constant=False):
+    """Whether generated python-backend code may print ``a % b`` (``a // b``): for integers
+    only, NumPy's float ``%`` and ``//`` differ from JAX's in the sign of zeros; and
+    (``by_constant``) by a nonzero constant only, NumPy's x // 0 of integers being 0."""
+    def infix(types):
+        y = types["y"]
+        return op.promoted_dtype(types)[0].kind != "f" and (
+            not by_constant or isinstance(y, Static) and y.value != 0)
+    return infix
 
 
 # numeric=True: bool operands compute as int32 (bool // bool is int32 in JAX)
@@ -68,7 +81,7 @@ floor_divide = elementwise("floor_divide", _floor_divide, nin=2, infix="//", num
 remainder = elementwise("remainder", _remainder, nin=2, infix="%", numeric=True,
                         dtype_check=_no_complex, aliases=(np.remainder, np.mod, operator.mod))
 floor_divide.numpy_reference, remainder.numpy_reference = np.floor_divide, np.remainder
-floor_divide.infix_when = _integer_infix(floor_divide)
+floor_divide.infix_when = _integer_infix(floor_divide, by_constant=True)
 remainder.infix_when = _integer_infix(remainder)
 def _power(x, y):
     """x ** y as JAX computes it, where NumPy differs. Integers: a Python int exponent

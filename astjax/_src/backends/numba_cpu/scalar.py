@@ -106,6 +106,12 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         text = f"_rt.float_remainder({args[0]}, {args[1]})"
     elif name == "floor_divide" and real_float:
         text = f"_rt.float_floor_divide({args[0]}, {args[1]}, {typed_literal(1, out_dtype)})"
+    elif name == "floor_divide" and np.dtype(out_dtype).kind in "iu":
+        # x // 0 as JAX's (ops/elementwise._floor_divide): all ones unsigned, else -1 or -2
+        x, y = args
+        zero = np.iinfo(out_dtype).max if np.dtype(out_dtype).kind == "u" else \
+            f"(-1 if {x} == 0 else -2)"
+        text = f"({zero} if {y} == 0 else {x} // {y})"
     elif name in _INFIX:
         text = f"({args[0]} {_INFIX[name]} {args[1]})"
     elif name == "sign" and np.dtype(out_dtype).kind == "u":  # np.sign reads 255 as -1
