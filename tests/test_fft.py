@@ -186,11 +186,12 @@ def test_gradients_match_jax(name, x64):
         np.testing.assert_allclose(g, np.array(grad), rtol=1e-11, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["rfft_n8_ortho", "irfft_n7_sin", "ifft_complex", "hfft",
-                                  "rfft2", "fftn_axes"])
-def test_derivatives_against_finite_differences(name, x64):
+@pytest.mark.parametrize("name,order", [("rfft_n8_ortho", 2), ("irfft_n7_sin", 2),
+                                        ("hfft", 2), ("ifft_complex", 1), ("rfft2", 1),
+                                        ("fftn_axes", 1)])
+def test_derivatives_against_finite_differences(name, order, x64):
     f, a = LOSSES[name]
-    check_grads(f, (a,), order=2, modes=("fwd", "rev"))
+    check_grads(f, (a,), order=order, modes=("fwd", "rev"))
 
 
 def test_jvp_of_complex_output(x64):
