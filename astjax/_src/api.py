@@ -486,8 +486,8 @@ class Transformed:
         generated takes each (pipeline.VarargView)."""
         for name, value in ba.arguments.items():
             p = self.signature.parameters[name]
-            if p.kind is p.VAR_KEYWORD and not value:  # (jit(jnp.vectorize(f))(x))
-                continue
+            if p.kind is p.VAR_KEYWORD and not value and hasattr(self.fun, "function_for"):
+                continue  # jit(jnp.vectorize(f))(x): a transform's **kwargs, none given
             if p.kind is p.VAR_KEYWORD:
                 raise TypeError(f"{self.fun.__name__}(): astjax cannot compile **{name}")
             if p.kind is p.VAR_POSITIONAL:
