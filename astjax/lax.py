@@ -33,7 +33,13 @@ from ._src.lax.bits import clz, population_count, shift_right_logical
 from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, reduce_xor,
                               select_n, split, stack, tile, unstack)
 from ._src.lax.special import zeta
-from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac
+from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
+from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
+                                   conv_general_permutations, conv_general_shape_tuple,
+                                   conv_shape_tuple, conv_transpose_shape_tuple,
+                                   reduce_window_shape_tuple)
+from ._src.lax.misc import (Precision, approx_max_k, approx_min_k, broadcast_shapes, dtype,
+                            empty, optimization_barrier)
 from ._src.lax.reduce import reduce
 from ._src.lax.conv_transpose import conv_transpose
 from ._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
@@ -86,10 +92,15 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "clz", "population_count", "shift_right_logical", "broadcast_to_rank", "collapse",
            "complex", "index_take", "reduce_xor", "select_n", "split", "stack", "tile",
            "unstack", "zeta", "bessel_i0e", "bessel_i1e", "igamma", "igammac",
-           "igamma_grad_a", "betainc", "reduce",
+           "igamma_grad_a", "betainc", "random_gamma_grad", "reduce",
            "conv_transpose", "GatherDimensionNumbers", "GatherScatterMode",
            "ScatterDimensionNumbers", "gather", "scatter", "scatter_add", "scatter_apply",
-           "scatter_max", "scatter_min", "scatter_mul", "scatter_sub"]
+           "scatter_max", "scatter_min", "scatter_mul", "scatter_sub",
+           # shape helpers and smaller functions
+           "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
+           "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
+           "reduce_window_shape_tuple", "Precision", "approx_max_k", "approx_min_k",
+           "broadcast_shapes", "dtype", "empty", "optimization_barrier"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}

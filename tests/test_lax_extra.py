@@ -254,6 +254,66 @@ def test_incomplete_gamma_and_beta_64(x64):
                                     special.betainc(a, b - h, t)) / (2 * h), atol=1e-8)
 
 
+def test_random_gamma_grad():
+    # JAX: [1.0098022 0.936639 1.3498812]
+    got = lax.random_gamma_grad(np.float32([0.5, 2.0, 3.0]), np.float32([0.3, 1.5, 5.0]))
+    np.testing.assert_allclose(got, [1.0098022, 0.936639, 1.3498812], rtol=1e-6)
+
+
+# --- shape helpers and smaller functions -----------------------------------------------------
+
+def test_conv_shape_helpers():
+    # JAX 0.10.2's results for the same calls
+    assert lax.conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), ("NHWC", "HWIO", "NHWC")) == \
+        lax.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    assert lax.conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), None) == \
+        lax.ConvDimensionNumbers((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+    assert lax.conv_general_permutations(("NCHW", "OIHW", "NHWC")) == \
+        ((0, 1, 2, 3), (0, 1, 2, 3), (0, 3, 1, 2))
+    assert lax.conv_shape_tuple((2, 3, 7, 9), (8, 3, 3, 2), (2, 1), "SAME") == (2, 8, 4, 9)
+    assert lax.conv_shape_tuple((2, 3, 7, 9), (8, 3, 3, 2), (2, 3), ((1, 0), (2, 2)),
+                                batch_group_count=2) == (1, 8, 3, 4)
+    nhwc = ("NHWC", "HWIO", "NHWC")
+    assert lax.conv_general_shape_tuple((2, 7, 9, 3), (3, 2, 3, 8), (2, 1), "VALID",
+                                        nhwc) == (2, 3, 8, 8)
+    for padding, want in [("SAME", (2, 14, 27, 8)), ("VALID", (2, 15, 27, 8)),
+                          (((1, 2), (0, 0)), (2, 14, 24, 8))]:
+        assert lax.conv_transpose_shape_tuple((2, 7, 9, 3), (3, 2, 3, 8), (2, 3), padding,
+                                              nhwc) == want
+    assert lax.reduce_window_shape_tuple((4, 7), (2, 3), (1, 2), ((0, 0), (1, 1)), (1, 2),
+                                         (1, 2)) == (3, 6)
+    # the conv_transpose of a SAME case has the shape the helper gives
+    assert lax.conv_transpose(X1, K1, (2,), "SAME").shape == \
+        lax.conv_transpose_shape_tuple(X1.shape, K1.shape, (2,), "SAME", ("NHC", "HIO", "NHC"))
+    with pytest.raises(TypeError, match="must contain the characters 'N' and 'C' exactly once"):
+        lax.conv_general_permutations(("NHW", "OIH", "NCH"))
+
+
+def min_k(x):
+    return lax.approx_min_k(x, 2), lax.approx_max_k(x, 2, reduction_dimension=0)
+
+
+def test_smaller_functions():
+    x = np.float32([[3, 1, 4, 1.5], [9, 2, 6, 5]])
+    # JAX: approx_max_k(x, 2) -> [[4, 3], [9, 6]], [[2, 0], [0, 2]]
+    values, idx = lax.approx_max_k(x, 2)
+    np.testing.assert_array_equal(values, [[4, 3], [9, 6]])
+    np.testing.assert_array_equal(idx, [[2, 0], [0, 2]])
+    for (lo, lo_idx), (hi, hi_idx) in both(min_k, x):
+        np.testing.assert_array_equal(lo, [[1, 1.5], [2, 5]])
+        np.testing.assert_array_equal(lo_idx, [[1, 3], [1, 3]])
+        np.testing.assert_array_equal(hi, [[9, 2, 6, 5], [3, 1, 4, 1.5]])
+        np.testing.assert_array_equal(hi_idx, [[1, 1, 1, 1], [0, 0, 0, 0]])
+    got = lax.approx_min_k(np.int32([5, -3, 7, -2 ** 31]), 2)
+    np.testing.assert_array_equal(got[0], [-2 ** 31, -3])
+    assert lax.Precision("highest") is lax.Precision.HIGHEST
+    assert lax.dot(x, x.T, precision=lax.Precision.HIGH).shape == (2, 2)
+    assert lax.optimization_barrier((x, 1.0))[1] == 1.0
+    assert lax.empty((2, 3), jnp.float32).shape == (2, 3)
+    assert lax.dtype(1.0) == np.float32 and lax.dtype(np.int64(1)) == np.int32
+    assert lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+
+
 # --- reduce ----------------------------------------------------------------------------------
 
 def reduce_floats(x):

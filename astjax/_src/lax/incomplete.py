@@ -1,4 +1,4 @@
-"""``lax.igamma``, ``igammac``, ``igamma_grad_a`` and ``betainc``: the regularized
+"""``lax.igamma``, ``igammac``, ``igamma_grad_a``, ``random_gamma_grad`` and ``betainc``: the regularized
 incomplete gamma and beta functions, ported from JAX 0.10.2 (``jax/_src/lax/special.py``,
 itself XLA's math.cc): a power series or a continued fraction evaluated in a
 ``lax.while_loop`` until every element has converged. igamma and igammac carry JAX's
@@ -45,8 +45,9 @@ def _inexact_of(dtype):
 
 # ---- the incomplete gamma function -------------------------------------------------------
 
-def _igamma_series(ax, x, a, enabled, eps, derivative):
-    """The series of P(a, x) (or of its derivative in ``a``, ``derivative``)."""
+def _igamma_series(ax, x, a, enabled, eps, mode):
+    """The series of P(a, x) (``mode`` "value"), of its derivative in ``a``
+    ("derivative"), or of the derivative of a gamma sample in ``a`` ("sample")."""
     def not_done(state):
         return jnp.any(state[0])
 
@@ -57,7 +58,7 @@ def _igamma_series(ax, x, a, enabled, eps, derivative):
         dans_da_ = dans_da + dc_da_
         c_ = c * (x / r_)
         ans_ = ans + c_
-        if derivative:
+        if mode != "value":
             going = jnp.logical_and(on, jnp.abs(dc_da_ / dans_da_) > eps)
         else:
             going = jnp.logical_and(on, c_ / ans_ > eps)
@@ -67,13 +68,16 @@ def _igamma_series(ax, x, a, enabled, eps, derivative):
     one, zero = jnp.ones_like(a), jnp.zeros_like(a)
     state = while_loop(not_done, step, (enabled, a, one, one, zero, zero))
     ans, dans_da = state[3], state[5]
-    if not derivative:
+    if mode == "value":
         return ans * ax / a
-    return ax * (ans * (jnp.log(x) - digamma(a + 1)) + dans_da) / a
+    dlogax_da = jnp.log(x) - digamma(a + 1)
+    if mode == "derivative":
+        return ax * (ans * dlogax_da + dans_da) / a
+    return -(dans_da + ans * dlogax_da) * x / a
 
 
-def _igammac_fraction(ax, x, a, enabled, eps, derivative):
-    """The continued fraction of Q(a, x) (or of its derivative in ``a``)."""
+def _igammac_fraction(ax, x, a, enabled, eps, mode):
+    """The continued fraction of Q(a, x) (``mode`` as for the series)."""
     def not_done(state):
         return jnp.logical_and(state[5] < 2000, jnp.any(state[0]))
 
@@ -99,7 +103,7 @@ def _igammac_fraction(ax, x, a, enabled, eps, derivative):
         pkm2_, pkm1_, qkm2_, qkm1_ = pkm1 * scale, pk * scale, qkm1 * scale, qk * scale
         dpkm2_, dqkm2_ = dpkm1_da * scale, dqkm1_da * scale
         dpkm1_, dqkm1_ = dpk_da * scale, dqk_da * scale
-        if derivative:
+        if mode != "value":
             going = jnp.logical_and(on, grad_change > eps)
         else:
             going = jnp.logical_and(on, t_ > eps)
@@ -121,9 +125,13 @@ def _igammac_fraction(ax, x, a, enabled, eps, derivative):
     state = while_loop(not_done, step,
                        (enabled, ans, jnp.ones_like(x), y, z, jnp.zeros((), jnp.int32), pkm1,
                         qkm1, jnp.ones_like(x), x, zero, zero, zero, dqkm1_da, dans_da))
-    if not derivative:
-        return state[1] * ax
-    return ax * (state[1] * (jnp.log(x) - digamma(a)) + state[14])
+    ans, dans_da = state[1], state[14]
+    if mode == "value":
+        return ans * ax
+    dlogax_da = jnp.log(x) - digamma(a)
+    if mode == "derivative":
+        return ax * (ans * dlogax_da + dans_da)
+    return -(dans_da + ans * dlogax_da) * x
 
 
 def _setup(a, x):
@@ -141,8 +149,8 @@ def _igamma(a, x):
     use_igammac = jnp.logical_and(x >= 1, x > a)
     enabled = ~(x_zero | domain_error | underflow | x_inf)
     out = jnp.where(use_igammac,
-                    1 - _igammac_fraction(ax, x, a, enabled & use_igammac, eps, False),
-                    _igamma_series(ax, x, a, enabled & ~use_igammac, eps, False))
+                    1 - _igammac_fraction(ax, x, a, enabled & use_igammac, eps, "value"),
+                    _igamma_series(ax, x, a, enabled & ~use_igammac, eps, "value"))
     out = jnp.where(x_zero, 0.0, out)
     out = jnp.where(x_inf, 1.0, out)
     return jnp.where(domain_error, jnp.nan, out)
@@ -155,24 +163,35 @@ def _igammac(a, x):
     use_igamma = jnp.logical_or(x < 1, x < a)
     enabled = ~(domain_error | underflow | x_inf | a_zero)
     out = jnp.where(use_igamma,
-                    1 - _igamma_series(ax, x, a, enabled & use_igamma, eps, False),
-                    _igammac_fraction(ax, x, a, enabled & ~use_igamma, eps, False))
+                    1 - _igamma_series(ax, x, a, enabled & use_igamma, eps, "value"),
+                    _igammac_fraction(ax, x, a, enabled & ~use_igamma, eps, "value"))
     out = jnp.where(jnp.logical_or(x_inf, a_zero), 0.0, out)
     return jnp.where(domain_error, jnp.nan, out)
 
 
-def igamma_grad_a(a, x):
-    """The derivative of ``igamma(a, x)`` in ``a``."""
+def _in_a(a, x, mode):
+    """The derivative of igamma in ``a`` (``mode`` "derivative"), or that of a gamma sample
+    ("sample")."""
     a, x = _floats(a, x)
     eps, is_nan, x_zero, _, _, ax, underflow = _setup(a, x)
     domain_error = jnp.logical_or(x < 0, a <= 0)
     use_igammac = jnp.logical_and(x > 1, x > a)
     enabled = ~(x_zero | domain_error | underflow | is_nan)
     out = jnp.where(use_igammac,
-                    -_igammac_fraction(ax, x, a, enabled & use_igammac, eps, True),
-                    _igamma_series(ax, x, a, enabled & ~use_igammac, eps, True))
+                    -_igammac_fraction(ax, x, a, enabled & use_igammac, eps, mode),
+                    _igamma_series(ax, x, a, enabled & ~use_igammac, eps, mode))
     out = jnp.where(x_zero, 0.0, out)
     return jnp.where(jnp.logical_or(domain_error, is_nan), jnp.nan, out)
+
+
+def igamma_grad_a(a, x):
+    """The derivative of ``igamma(a, x)`` in ``a``."""
+    return _in_a(a, x, "derivative")
+
+
+def random_gamma_grad(a, x):
+    """The derivative in ``a`` of a Gamma(a) sample ``x`` (implicit reparameterization)."""
+    return _in_a(a, x, "sample")
 
 
 @custom_jvp

@@ -1,0 +1,86 @@
+"""Smaller ``lax`` functions: ``Precision`` (accepted and ignored, as astjax's products
+and convolutions ignore ``precision``), ``optimization_barrier`` (the identity: astjax
+does not reorder across calls), ``empty`` (zeros), ``broadcast_shapes``, ``dtype``, and
+``approx_max_k``/``approx_min_k`` (exact: ``top_k``, which is within any recall target).
+"""
+import enum
+
+import numpy as np
+
+import astjax.numpy as jnp
+
+from .. import dtypes as _dtypes
+from ..random.checks import static_helper  # evaluated while generating code
+from .sorting import top_k
+
+
+class Precision(enum.Enum):
+    """Matrix-multiply precision, as ``jax.lax.Precision``; astjax computes in the operands'
+    dtype whatever is asked."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        names = {"default": cls.DEFAULT, "bfloat16": cls.DEFAULT, "fastest": cls.DEFAULT,
+                 "high": cls.HIGH, "bfloat16_3x": cls.HIGH, "tensorfloat32": cls.HIGH,
+                 "highest": cls.HIGHEST, "float32": cls.HIGHEST}
+        if isinstance(value, str) and value.lower() in names:
+            return names[value.lower()]
+        return None
+
+    def __str__(self):
+        return self.name
+
+
+def optimization_barrier(operand, /):
+    """``operand`` (any pytree) itself."""
+    return operand
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of ``shape`` and ``dtype`` whose values do not matter (zeros here)."""
+    return jnp.zeros(shape, dtype)
+
+
+def broadcast_shapes(*shapes):
+    return jnp.broadcast_shapes(*shapes)
+
+
+def dtype(x):
+    """``x``'s dtype as JAX canonicalizes it (Python scalars their default dtypes, 64-bit
+    types 32-bit unless x64 is on)."""
+    if _dtypes.is_python_scalar(x):
+        return np.dtype(_dtypes.python_scalar_dtype(x))
+    found = getattr(x, "dtype", None)
+    return _dtypes.canonicalize_dtype(np.dtype(found if found is not None
+                                               else np.result_type(x)))
+
+
+@static_helper
+def _order_key(dtype_):
+    return np.dtype(dtype_).kind
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` largest values along ``reduction_dimension`` and their indices: exactly
+    (``top_k``), which meets any ``recall_target``."""
+    return top_k(operand, k, axis=reduction_dimension)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True):
+    """The ``k`` smallest values along ``reduction_dimension`` (ascending) and their
+    indices, exactly."""
+    x = jnp.asarray(operand)
+    kind = _order_key(x.dtype)
+    if kind == "b":
+        flipped = jnp.logical_not(x)
+    elif kind in "iu":
+        flipped = jnp.bitwise_not(x)  # order-reversing without overflow
+    else:
+        flipped = -x
+    _, idx = top_k(flipped, k, axis=reduction_dimension)
+    return jnp.take_along_axis(x, idx, axis=reduction_dimension), idx
