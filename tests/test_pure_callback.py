@@ -131,3 +131,25 @@ def test_numba(numba_backend):
         np.testing.assert_allclose(jitted(*args), want, rtol=1e-6)
         (compiled,) = jitted.cache.values()
         assert compiled.backend == "numba", compiled.fallback_reason
+
+
+def nested_callbacks(x, y):
+    def cosine(v):
+        return np.cos(v)
+
+    a = astjax.pure_callback(lambda v: np.sin(v) * 2, S(x.shape, x.dtype), x)
+    return a + astjax.pure_callback(cosine, S(x.shape, x.dtype), x)
+
+
+def nested_callback_using_a_variable(x, y):
+    return astjax.pure_callback(lambda v: v * y, S(x.shape, x.dtype), x)
+
+
+def test_nested_callbacks():
+    # a nested def or lambda that uses none of the function's variables is a Python
+    # function (it was 'the callback must be a Python function defined outside')
+    np.testing.assert_allclose(astjax.jit(nested_callbacks)(X3, 2.0),
+                               2 * np.sin(np.ones(3)) + np.cos(np.ones(3)), rtol=1e-6)
+    with pytest.raises(TypeError, match="uses none of its variables") as info:
+        astjax.jit(nested_callback_using_a_variable)(X3, 2.0)
+    assert info.value.lineno == inspect.getsourcelines(nested_callback_using_a_variable)[1] + 1

@@ -209,10 +209,13 @@ def lower_call(typer, node, args, kwargs):
         raise typer.error(node, f"{name}(callback, result_shape_dtypes, *args, **kwargs) "
                           f"takes its callback and result shapes positionally")
     fn, structs_t = args[0], args[1]
+    if isinstance(fn, Static) and _as_python(fn.value) is not None:
+        fn = Static(_as_python(fn.value))  # a nested def or lambda of constants only
     if not isinstance(fn, Static) or closure_function(fn) is not None or \
             isinstance(fn.value, SyntheticFunction) or not callable(fn.value):
         raise typer.error(node, f"{name}(): the callback must be a Python function defined "
-                          f"outside the compiled function (it runs as Python)")
+                          f"outside the compiled function, or a nested one that uses none "
+                          f"of its variables (it runs as Python)")
     method = kwargs.get("vmap_method", Static(None))
     if not isinstance(method, Static) or not isinstance(kwargs.get("sharding", Static(None)),
                                                         Static):
@@ -246,6 +249,26 @@ def lower_call(typer, node, args, kwargs):
                           {"callback": call},
                           {"args": tuple(node.args[2:]) + tuple(k.value for k in passed)},
                           {"callback": const})
+
+
+def _as_python(fn):
+    """A nested def or lambda that captured nothing (a lifted function of its own
+    parameters, frontend/desugar.py) as the Python function it is, made from its source in
+    its module's namespace; else None."""
+    from .frontend.desugar import LiftedFunction
+    if not isinstance(fn, LiftedFunction) or fn.captured:
+        return None
+    made = getattr(fn, "as_python", None)
+    if made is None:
+        import copy
+        import gast
+        import ast
+        module = gast.gast_to_ast(gast.Module(body=[copy.deepcopy(fn.fdef)], type_ignores=[]))
+        ast.fix_missing_locations(module)
+        namespace = dict(fn.__globals__)
+        exec(compile(module, fn.origin.filename, "exec"), namespace)
+        made = fn.as_python = namespace[fn.fdef.name]
+    return made
 
 
 def struct_in_compiled_code(typer, node, args, kwargs):
