@@ -29,7 +29,7 @@ from ._src.lax.scans import (associative_scan, cumlogsumexp, cummax, cummin, cum
 from ._src.lax.sorting import argmax, argmin, sort, sort_key_val, top_k
 from ._src.lax.windowed import (conv, conv_general_dilated, conv_with_general_padding,
                                 padtype_to_pads, reduce_window)
-from ._src.lax.bits import clz, population_count, shift_right_logical
+from ._src.lax.bits import clz, mulhi, population_count, shift_right_logical
 from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, reduce_xor,
                               select_n, split, stack, tile, unstack)
 from ._src.lax.special import zeta
@@ -38,8 +38,9 @@ from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
                                    conv_shape_tuple, conv_transpose_shape_tuple,
                                    reduce_window_shape_tuple)
-from ._src.lax.misc import (Precision, approx_max_k, approx_min_k, broadcast_shapes, dtype,
-                            empty, optimization_barrier)
+from ._src.lax.misc import (Precision, approx_max_k, approx_min_k, broadcast_shapes,
+                            composite, dtype, empty, optimization_barrier, reduce_precision)
+from ._src.lax.patches import conv_general_dilated_patches
 from ._src.lax.reduce import reduce
 from ._src.lax.conv_transpose import conv_transpose
 from ._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
@@ -100,7 +101,8 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "ConvDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
            "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
            "reduce_window_shape_tuple", "Precision", "approx_max_k", "approx_min_k",
-           "broadcast_shapes", "dtype", "empty", "optimization_barrier"]
+           "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
+           "reduce_precision", "conv_general_dilated_patches", "composite"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}

@@ -314,6 +314,65 @@ def test_smaller_functions():
     assert lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
 
 
+def mulhi_and_precision(a, b, x):
+    return lax.mulhi(a, b), lax.reduce_precision(x, 5, 10), lax.reduce_precision(x, 8, 7)
+
+
+def test_mulhi_and_reduce_precision():
+    a = np.int32([7, -7, 1 << 30, -2 ** 31, 123456789])
+    b = np.int32([3, 5, 1 << 30, -2 ** 31, -987654321])
+    x = np.float32([1.0009766, 3.14159265, 65504.0, 65520.0, 1e-5, -0.1, np.inf, np.nan, 1e38,
+                    3.0e-39])
+    inf, nan = np.inf, np.nan
+    # JAX: mulhi; reduce_precision to float16's and bfloat16's widths
+    for hi, half, bf16 in both(mulhi_and_precision, a, b, x):
+        np.testing.assert_array_equal(hi, [0, -1, 268435456, 1073741824, -28389653])
+        np.testing.assert_array_equal(half, np.float32([1.0009765625, 3.140625, 65504.0, inf, 0.0,
+                                                        -0.0999755859375, inf, nan, inf, 0.0]))
+        np.testing.assert_array_equal(bf16, np.float32([1.0, 3.140625, 65536.0, 65536.0,
+                                                        1.0013580322265625e-05, -0.10009765625,
+                                                        inf, nan, 9.969209968386869e+37,
+                                                        3.03057137321371e-39]))
+    # JAX: [4294967294 0], [64 39]
+    np.testing.assert_array_equal(lax.mulhi(np.uint32([2 ** 32 - 1, 5]), np.uint32([2 ** 32 - 1, 7])),
+                                  np.uint32([4294967294, 0]))
+    np.testing.assert_array_equal(lax.mulhi(np.int8([-128, 100]), np.int8([-128, 100])), [64, 39])
+    rng = np.random.default_rng(2)
+    for dt in (np.int16, np.uint16, np.int32, np.uint32):  # against Python's integers
+        info = np.iinfo(dt)
+        p, q = (rng.integers(info.min, info.max, 300, endpoint=True).astype(dt) for _ in "pq")
+        want = [(int(u) * int(v)) >> info.bits for u, v in zip(p, q)]
+        np.testing.assert_array_equal(lax.mulhi(p, q), np.array(want).astype(dt))
+
+
+def test_mulhi_64(x64):
+    p = np.int64([-(2 ** 63), 2 ** 62 + 12345, -987654321987654321])
+    q = np.int64([-(2 ** 63), 3, 123456789123456789])
+    want = [(int(u) * int(v)) >> 64 for u, v in zip(p, q)]
+    np.testing.assert_array_equal(lax.mulhi(p, q), want)
+
+
+def patches_same(x):
+    return lax.conv_general_dilated_patches(x, (3, 2), (2, 1), "SAME")
+
+
+def test_conv_general_dilated_patches():
+    x = np.arange(2 * 3 * 5 * 4, dtype=np.float32).reshape(2, 3, 5, 4)
+    # the patches, contracted with a kernel, are the convolution
+    k = RNG.standard_normal((4, 3, 3, 2)).astype(np.float32)
+    for p in both(patches_same, x):
+        assert p.shape == (2, 18, 3, 4)  # JAX's
+        np.testing.assert_allclose(np.einsum("ncab,oc->noab", p, k.reshape(4, -1)),
+                                   lax.conv(x, k, (2, 1), "SAME"), rtol=1e-5, atol=1e-3)
+    # JAX: channels last, explicit pads and rhs dilation; the patch at output (0, 0, 0)
+    got = lax.conv_general_dilated_patches(x.transpose(0, 2, 3, 1), (2, 2), (1, 2),
+                                           ((1, 0), (0, 1)), rhs_dilation=(2, 1),
+                                           dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    assert got.shape == (2, 4, 2, 12)
+    np.testing.assert_array_equal(got[0, 0, 0], [0, 0, 4, 5, 0, 0, 24, 25, 0, 0, 44, 45])
+    assert lax.composite(jnp.sin, "my.sin")(0.5) == jnp.sin(0.5)
+
+
 # --- reduce ----------------------------------------------------------------------------------
 
 def reduce_floats(x):

@@ -98,3 +98,28 @@ def bit_reduce(x, axes, kind):
 @static_helper
 def _is_bool(dtype):
     return np.dtype(dtype).kind == "b"
+
+
+def mulhi(x, y, /):
+    """The high half of the double-width product of the integers ``x`` and ``y`` (of one
+    dtype): from four half-width partial products in the unsigned type, then corrected by
+    the operands' signs for signed types (mod 2^width, as two's complement)."""
+    x, y = jnp.asarray(x), jnp.asarray(y)
+    udt, bits = _unsigned(x.dtype, "mulhi")
+    half = bits // 2
+    mask = jnp.asarray((1 << half) - 1, dtype=udt)
+    ux, uy = x.astype(udt), y.astype(udt)
+    x_lo, x_hi = ux & mask, jnp.right_shift(ux, half)
+    y_lo, y_hi = uy & mask, jnp.right_shift(uy, half)
+    lo_hi, hi_lo = x_lo * y_hi, x_hi * y_lo
+    cross = jnp.right_shift(x_lo * y_lo, half) + (lo_hi & mask) + (hi_lo & mask)
+    high = x_hi * y_hi + jnp.right_shift(lo_hi, half) + jnp.right_shift(hi_lo, half) + \
+        jnp.right_shift(cross, half)
+    if _signed(x.dtype):  # (x + 2^n [x < 0]) (y + 2^n [y < 0]) = x y + 2^n (...)
+        high = high - jnp.where(x < 0, uy, 0).astype(udt) - jnp.where(y < 0, ux, 0).astype(udt)
+    return high.astype(x.dtype)
+
+
+@static_helper
+def _signed(dtype):
+    return np.dtype(dtype).kind == "i"
