@@ -4,8 +4,9 @@ Control flow (``fori_loop``, ``while_loop``, ``cond``, ``switch``, ``scan``) com
 Python loops and branches in the generated source, and reverse mode differentiates them
 (``while_loop`` included). Body functions may be nested defs or lambdas that use the
 enclosing function's variables. The other functions (``map``, ``associative_scan``,
-``dot_general``, ``conv_general_dilated``, ``reduce_window``, ``sort``, ``top_k``, the
-cumulative reductions, elementwise and shape functions) are plain ``astjax.numpy`` code
+``dot_general``, ``conv_general_dilated``, ``conv_transpose``, ``reduce_window``,
+``reduce``, ``gather``/``scatter``, ``sort``, ``top_k``, the cumulative reductions, the
+special functions, elementwise, bit and shape functions) are plain ``astjax.numpy`` code
 compiled like yours. See ``astjax/_src/lax/``.
 """
 from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
