@@ -287,6 +287,14 @@ def test_conv_shape_helpers():
         lax.conv_transpose_shape_tuple(X1.shape, K1.shape, (2,), "SAME", ("NHC", "HIO", "NHC"))
     with pytest.raises(TypeError, match="must contain the characters 'N' and 'C' exactly once"):
         lax.conv_general_permutations(("NHW", "OIH", "NCH"))
+    # inside compiled code, where the shapes hold run-time sizes (only their lengths count)
+    x, k = np.ones((1, 5, 5, 2), np.float32), np.ones((3, 3, 2, 4), np.float32)
+    assert astjax.jit(conv_with_numbers)(x, k).shape == (1, 5, 5, 4)
+
+
+def conv_with_numbers(x, k):
+    dn = lax.conv_dimension_numbers(x.shape, k.shape, ("NHWC", "HWIO", "NHWC"))
+    return lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=dn)
 
 
 def min_k(x):
@@ -418,6 +426,17 @@ def test_reduce():
         lambda x: lax.reduce(x, -jnp.inf, lax.max, (0,)).sum()))(x), [[0, 0, 0], [1, 1, 1]])
     np.testing.assert_allclose(astjax.vmap(lambda r: lax.reduce(r, 0.0, lax.add, (0,)))(x),
                                [3, 12])
+
+
+def and_or(x):
+    return lax.reduce_and(x, (0,)), lax.reduce_or(x, (0,))
+
+
+def test_reduce_and_or_of_integers_are_bitwise():
+    # JAX: reduce_and(int32 [6, 3]) is 2, reduce_or 7 (they were all/any: True, True)
+    assert_both(and_or, (np.int32([6, 3]),), (np.int32(2), np.int32(7)))
+    assert_both(and_or, (np.bool_([[True, False], [True, True]]),),
+                (np.bool_([True, False]), np.bool_([True, True])))
 
 
 def test_reduce_errors():

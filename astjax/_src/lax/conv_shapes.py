@@ -7,6 +7,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ..random.checks import static_helper  # evaluated while generating code
 from .windowed import padtype_to_pads
 
 
@@ -47,14 +48,20 @@ def conv_general_permutations(dimension_numbers):
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
     """``dimension_numbers`` (None, three strings or a ConvDimensionNumbers) as a
-    ConvDimensionNumbers."""
+    ConvDimensionNumbers (only the shapes' lengths are read, so in compiled code they may
+    hold run-time sizes)."""
+    return _dimension_numbers(len(lhs_shape), len(rhs_shape), dimension_numbers)
+
+
+@static_helper
+def _dimension_numbers(lhs_ndim, rhs_ndim, dimension_numbers):
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return dimension_numbers
-    if len(lhs_shape) != len(rhs_shape):
+    if lhs_ndim != rhs_ndim:
         raise TypeError(f"convolution requires lhs and rhs ndim to be equal, got "
-                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+                        f"{lhs_ndim} and {rhs_ndim}.")
     if dimension_numbers is None:
-        iota = tuple(range(len(lhs_shape)))
+        iota = tuple(range(lhs_ndim))
         return ConvDimensionNumbers(iota, iota, iota)
     if not isinstance(dimension_numbers, (list, tuple)):
         raise TypeError(f"convolution dimension_numbers must be tuple/list or None, got "
@@ -66,10 +73,10 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
         raise TypeError(f"convolution dimension_numbers elements must be strings, got "
                         f"{tuple(map(type, dimension_numbers))}.")
     for i, e in enumerate(dimension_numbers):
-        if len(e) != len(lhs_shape):
+        if len(e) != lhs_ndim:
             raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the "
-                            f"ndim of lhs and rhs, got {len(e)} for lhs and rhs shapes "
-                            f"{lhs_shape} and {rhs_shape}.")
+                            f"ndim of lhs and rhs, got {len(e)} for lhs and rhs of rank "
+                            f"{lhs_ndim}.")
     return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
 
 

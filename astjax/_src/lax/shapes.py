@@ -10,6 +10,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from ..random.checks import static_helper  # evaluated while generating code
+from .bits import bit_reduce
 
 
 def _ints(seq, what):
@@ -221,11 +222,13 @@ def reduce_min(operand, axes):
 
 
 def reduce_and(operand, axes):
-    return jnp.all(operand, axis=tuple(axes))
+    """The and of ``operand``'s elements along ``axes``; bitwise for integers, as JAX."""
+    return bit_reduce(operand, tuple(axes), "and")
 
 
 def reduce_or(operand, axes):
-    return jnp.any(operand, axis=tuple(axes))
+    """The or of ``operand``'s elements along ``axes``; bitwise for integers, as JAX."""
+    return bit_reduce(operand, tuple(axes), "or")
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
