@@ -458,6 +458,64 @@ def list_made_twice(x):
     return jnp.sum(hs[0] * hs[1])
 
 
+def list_rebuilt_in_a_loop(x):
+    """Made again each trip from the last trip's list, and read after the loop."""
+    hs = [x]
+    for i in range(3):
+        hs = [hs[-1] * 2.0]
+        hs.append(jnp.sin(hs[-1]))
+    return jnp.sum(hs[-1])
+
+
+def list_extended_with_its_items(x):
+    """``[*hs, y]``: the old list's items are copied before the name takes the new one."""
+    hs = [x]
+    for i in range(2):
+        hs = [*hs, jnp.sin(hs[-1])]
+    hs.append(x)
+    return jnp.sum(jnp.stack(hs) ** 2) + jnp.sum(hs[1])
+
+
+def list_remade_in_loops_and_branches(x, n):
+    hs = [x * 1.0]
+    total = 0.0
+    for j in range(2):
+        for i in range(n):
+            if i % 2 == 0:
+                hs = [hs[-1] * 2.0, jnp.sin(x)]
+            hs.append(jnp.tanh(hs[-1] + hs[0]))
+        total = total + jnp.sum(hs[0] * x)
+    return total + jnp.sum(jnp.stack(hs))
+
+
+def unstacked_pair(x):
+    """In compiled code jnp.unstack returns a list of run-time length."""
+    a, b = jnp.unstack(x)
+    return jnp.sum(a * jnp.sin(b))
+
+
+def loop_over_unstacked(x):
+    total = 0.0
+    for r in jnp.unstack(x):
+        total = total + jnp.sum(jnp.sin(r) * r)
+    return total
+
+
+def unstacked_columns(x):
+    cols = jnp.unstack(x, axis=1)
+    total = 0.0
+    for i in range(len(cols)):
+        total = total + jnp.sum(cols[i] * cols[0])
+    return total + jnp.sum(jnp.stack(cols) ** 3)
+
+
+def list_made_in_a_loop_only(x, n):
+    for i in range(n):
+        hs = [x * i]
+        hs.append(jnp.sin(hs[0]))
+    return jnp.sum(hs[-1])
+
+
 def list_display_then_appended(x):
     """The NumPy habit: a list display grown by append, read from its end."""
     acts = [x]

@@ -498,9 +498,6 @@ def test_lists_built_with_append_and_read_by_index(x64):
     for args in ((x, 3), (-x, 3), (-x, 1)):
         check_grads(P.list_made_in_a_branch, args, order=2)
     check_grads(P.list_remade, (x,), order=2)
-    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
-                                        r"list 'hs' by index needs the list made once"):
-        grad(P.list_made_twice)(x)
     # a list passed to a function: its cotangent list comes back from the callee's
     # derivative (tangent lists go in), first order only for now
     check_grads(P.list_passed_to_a_call, (x,), order=1)
@@ -524,12 +521,67 @@ def test_lists_built_with_append_and_read_by_index(x64):
         check_grads(P.list_sliced_with_steps, (x, a, b, c), modes=("rev",))
 
 
+def test_lists_made_more_than_once_on_a_path(x64):
+    """Each making of a list after the first (a list rebuilt in a loop and read after it,
+    made and made again in a branch) starts the cotangent list of the list it replaced.
+    Values: JAX 0.10.2's grad and hessian."""
+    x = np.linspace(0.1, 1.0, 4)
+    for fn, args, want in [
+            (P.list_made_twice, (x,), [0.3986676663492615, 1.5156854798196093,
+                                       2.359214436673666, 2.7635465813520725]),
+            (P.list_rebuilt_in_a_loop, (x,), [5.170458827085328, -0.3019018598958948,
+                                              0.14190606795872102, -0.2938392901353262]),
+            (P.list_extended_with_its_items, (x,), [1.7910254024760754, 3.885418154893017,
+                                                    5.284846581788306, 5.9865080027301305]),
+            (P.list_remade_in_loops_and_branches, (x, 3), [
+                5.238569423910432, 5.130339528899781, 4.842509980503093,
+                4.569095911174194])]:
+        np.testing.assert_allclose(grad(fn)(*args), want, rtol=1e-12)
+        check_grads(fn, args, order=2)
+    check_grads(P.list_remade_in_loops_and_branches, (x, 0), order=2)
+    np.testing.assert_allclose(hessian(P.list_rebuilt_in_a_loop)(x)[1],
+                               [0.0, 6.2418375740303205, 0.0, 0.0], rtol=1e-12)
+    with pytest.raises(TypeError, match=r"ad_programs.py:\d+:\d+: differentiating reads of "
+                                        r"list 'hs' by index needs the list made on every"):
+        grad(P.list_made_in_a_loop_only)(x, 2)
+
+
+def test_unstack_under_grad(x64):
+    """In compiled code jnp.unstack returns a list built by append, of run-time length: the
+    caller's cotangent list for it is the seed of unstack's derivative (its tangent list
+    comes back from unstack's jvp). Values: JAX 0.10.2's grad and jvp."""
+    x = np.array([[0.3, 0.7, 1.1], [0.5, -0.2, 0.9]])
+    for fn, want, want_jvp in [
+            (P.unstacked_pair, [[0.479425538604203, -0.19866933079506122, 0.7833269096274834],
+                                [0.2632747685671118, 0.6860466044888691, 0.6837709650977308]],
+             1.9898316150509947),
+            (P.loop_over_unstacked,
+             [[0.5821211533990214, 1.179607218336833, 1.3901630936295706],
+              [0.9182168195493894, -0.3946826463633095, 1.3427758810710815]],
+             3.3425862025062165),
+            (P.unstacked_columns, [[2.67, 1.77, 3.93], [2.45, 0.62, 2.93]],
+             10.266187616587462)]:
+        np.testing.assert_allclose(grad(fn)(x), want, rtol=1e-12)
+        np.testing.assert_allclose(astjax.jit(grad(fn))(x), want, rtol=1e-12)
+        np.testing.assert_allclose(jvp(fn, (x,), (np.cos(x),))[1], want_jvp, rtol=1e-12)
+        check_grads(fn, (x,), order=1)
+    # hessian (forward over reverse): JAX's row 1
+    np.testing.assert_allclose(hessian(P.unstacked_columns)(x).reshape(6, 6)[1],
+                               [1.0, 4.2, 0.0, 0.0, 0.0, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(hessian(P.unstacked_pair)(x).reshape(6, 6)[1],
+                               [0.0, 0.0, 0.0, 0.0, 0.9800665778412416, 0.0], rtol=1e-12)
+    with pytest.raises(TypeError, match=r"_array_building.py:\d+:\d+: differentiating the "
+                                        r"derivative \(second order\)"):
+        grad(lambda x: jnp.sum(grad(P.unstacked_pair)(x)))(x)
+
+
 def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
     for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,
                                        P.list_display_then_appended, P.list_passed_to_a_call,
                                        P.stacked_after_reads_by_index, P.list_popped,
-                                       P.lists_made_in_nested_loops)] + \
+                                       P.lists_made_in_nested_loops,
+                                       P.list_rebuilt_in_a_loop)] + \
             [(P.concatenated_lists, np.reshape(x, (2, 2))),
              (lambda x: P.list_slices_read_and_extended(x, 3), x),
              (lambda x: P.list_sliced_with_steps(x, -1, -6, -2), x)]:

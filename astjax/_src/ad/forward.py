@@ -34,7 +34,7 @@ from ..ir.types import ArrayType, ListType, SequenceType, Static
 from . import adlib
 from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
 from .list_adjoints import holds_float_list
-from .nodes import _ajx, _call, _locate, _sub, literal_node
+from .nodes import _ajx, _call, _locate, _statements, _sub, literal_node
 from .reverse import holds, leaf_name, refuse_list_residuals, rule_arguments, tree_expr
 
 
@@ -193,6 +193,8 @@ class ForwardMode:
         stmts += self.statements(body[:-1])
         out = ret.value
         tangent = self.assemble(anno.get(out, "type"), out)
+        if holds_float_list(anno.get(out, "type")):  # a list built by append: its tangents
+            tangent = self.list_tangent(out, stmts)
         result = gast.Tuple(elts=[anno.clean_copy(out), tangent], ctx=gast.Load())
         stmts.append(gast.Return(value=result))
         for node in stmts:
@@ -209,6 +211,18 @@ class ForwardMode:
                 return load(self.tan(node.id, path))
             return self.zeros(_sub(anno.clean_copy(node), path))
         return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
+
+    def list_tangent(self, node, stmts):
+        """The tangent list of the list ``node`` (zeros where it has none)."""
+        if [p for p, _ in _leaves(anno.get(node, "type"))] != [()]:
+            raise NoTangentRule("a list of containers returned")
+        if self.is_active(node):
+            return load(self.tan(node.id, ()))
+        zeros, k = self.names.fresh("zeros"), self.names.fresh("k")
+        stmts += _statements(f"{zeros} = []\n"
+                             f"for {k} in range(len({node.id})):\n"
+                             f"    {zeros}.append(_ajx.cotangent_like(0.0, {node.id}[{k}]))\n")
+        return load(zeros)
 
     @staticmethod
     def zeros(like):
@@ -463,6 +477,8 @@ class ForwardMode:
         r = self.names.fresh("r")
         stmts = [assign(r, _call(self.global_ref(fn, fn.__name__), args + tangents)),
                  assign(target, _sub(load(r), (0,)))]
+        if holds_float_list(t):  # a list returned (jnp.unstack): its tangent list
+            return stmts + [assign(self.tan(target, ()), _sub(load(r), (1,)))]
         for path, _ in _leaves(t):  # (a custom_jvp rule's tangent may be weak)
             stmts.append(assign(self.tan(target, path), self.like(
                 _sub(load(r), (1,) + path), _sub(load(target), path))))

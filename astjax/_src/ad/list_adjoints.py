@@ -46,9 +46,22 @@ def holds_float_list(t):
 
 
 def _makes_list(s, lst, local_names):
-    """Whether statement ``s`` makes list ``lst`` afresh (a display or a slice)."""
+    """Whether statement ``s`` makes list ``lst`` afresh (a display, a slice, or a call
+    returning a list: ``jnp.unstack(x)`` in compiled code)."""
     return isinstance(s, gast.Assign) and s.targets[0].id == lst and (
-        isinstance(s.value, gast.List) or list_slice(s.value, local_names) is not None)
+        isinstance(s.value, gast.List) or list_slice(s.value, local_names) is not None or
+        anno.get(s.value, "callee") is not None and
+        holds_float_list(anno.get(s.targets[0], "type")))
+
+
+def _untaken(fdef):
+    """Ids of the nodes in branches that a static ``if`` does not take."""
+    out = set()
+    for n in gast.walk(fdef):
+        taken = anno.get(n, "taken") if isinstance(n, gast.If) else None
+        if taken is not None:
+            out.update(id(m) for t in (n.orelse if taken else n.body) for m in gast.walk(t))
+    return out
 
 
 def _makings_per_path(stmts, lst, local_names):
@@ -56,7 +69,11 @@ def _makings_per_path(stmts, lst, local_names):
     that assigns it, or an assignment that does not make a list, counts as many)."""
     fewest = most = 0
     for s in stmts:
-        if isinstance(s, gast.If):
+        if isinstance(s, gast.If) and anno.get(s, "taken") is not None:
+            taken = _makings_per_path(s.body if anno.get(s, "taken") else s.orelse, lst,
+                                      local_names)
+            fewest, most = fewest + taken[0], most + taken[1]
+        elif isinstance(s, gast.If):
             body, orelse = (_makings_per_path(b, lst, local_names) for b in (s.body, s.orelse))
             fewest, most = fewest + min(body[0], orelse[0]), most + max(body[1], orelse[1])
         elif isinstance(s, (gast.For, gast.While)):
@@ -66,6 +83,28 @@ def _makings_per_path(stmts, lst, local_names):
             made = _makes_list(s, lst, local_names)
             fewest, most = fewest + made, most + (1 if made else 2)
     return fewest, most
+
+
+def _defined_at_makings(stmts, lst, local_names, defined, found):
+    """Whether list ``lst`` is defined ("no", "yes" or "maybe") before each statement of
+    ``stmts`` that makes it (``found``: its id -> that), given ``defined`` on entry; the
+    state on exit. A loop's body is walked again from the state its trips meet."""
+    for s in stmts:
+        if isinstance(s, gast.If):
+            taken = anno.get(s, "taken")
+            branches = [s.body if taken else s.orelse] if taken is not None else \
+                [s.body, s.orelse]
+            ends = {_defined_at_makings(b, lst, local_names, defined, found) for b in branches}
+            defined = ends.pop() if len(ends) == 1 else "maybe"
+        elif isinstance(s, (gast.For, gast.While)):
+            end = _defined_at_makings(s.body, lst, local_names, defined, found)
+            if end != defined:
+                defined = "maybe"
+                _defined_at_makings(s.body, lst, local_names, defined, found)
+        elif isinstance(s, gast.Assign) and s.targets[0].id == lst:
+            found[id(s)] = defined
+            defined = "yes"
+    return defined
 
 
 def _static_param(value, name, default):
@@ -98,7 +137,11 @@ class ListAdjoints:
                     name, value_type = n.func.value.id, anno.get(n.args[0], "type")
                 elif isinstance(n, gast.Assign) and anno.get(n.value, "list_pop"):
                     name, value_type = n.value.func.value.id, anno.get(n.targets[0], "type")
-                elif isinstance(n, gast.Assign) and list_slice(n.value, self.locals()):
+                elif isinstance(n, gast.Assign) and (list_slice(n.value, self.locals()) or
+                                                     anno.get(n.value, "callee") is not None
+                                                     and holds_float_list(anno.get(
+                                                         n.targets[0], "type"))):
+                    # a slice, or a list a call returns (jnp.unstack)
                     name, value_type = n.targets[0].id, anno.get(n.targets[0], "type").elt
                 else:
                     continue
@@ -299,10 +342,13 @@ class ListAdjoints:
             f"    {ct_x}.append({c})\n")
 
     def list_root(self, name):
-        """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``)."""
+        """The list ``name`` is another name of (``for o in xs`` reads ``seq = xs``; a
+        function returning a list built by append returns another name for it)."""
+        if not hasattr(self, "_untaken"):
+            self._untaken = _untaken(self.fdef)
         while True:
             made = [t for t in gast.walk(self.fdef) if isinstance(t, gast.Assign) and
-                    t.targets[0].id == name]
+                    t.targets[0].id == name and id(t) not in self._untaken]
             if len(made) != 1 or not isinstance(made[0].value, gast.Name) or \
                     made[0].value.id not in self.locals():
                 return name
@@ -324,6 +370,88 @@ class ListAdjoints:
                                      f"argument {arg.id!r} (appends, pops or assigns it) "
                                      f"is not supported yet")
 
+    def plan_remade_lists(self):
+        """Lists made more than once on a path (``hs = [hs[-1] * 2.0]`` in a loop and read
+        after it; made before a branch and again in it), where every making but the first
+        replaces a list (``remakes``: its id -> the list). The forward sweep tapes the list
+        a making replaces; the making's adjoint, once the new list's appends have emptied
+        its cotangent list, starts it again with a zero per element of the old list."""
+        self.remakes = {}
+        self.remade = set()
+        stores = {}
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Assign) and isinstance(anno.get(n.targets[0], "type"),
+                                                         ListType):
+                stores.setdefault(n.targets[0].id, []).append(n)
+        for lst, made in sorted(stores.items()):
+            if lst in self.params or lst not in self.useful or not self.list_leaves(lst) or \
+                    _makings_per_path(self.fdef.body, lst, self.locals()) == (1, 1) or \
+                    self.loop_making(lst, planned=True) is not None or \
+                    not all(_makes_list(s, lst, self.locals()) for s in made):
+                continue
+            found = {}
+            end = _defined_at_makings(self.fdef.body, lst, self.locals(), "no", found)
+            if end != "yes" or len(found) != len(made) or "maybe" in found.values() or \
+                    self.renamed_before_a_making(lst, made):
+                continue  # (made in a loop's first trip only, say): refused when read
+            self.remade.add(lst)
+            self.read_lists.setdefault(lst, made[0])
+            self.remakes.update((i, lst) for i, state in found.items() if state == "yes")
+
+    def renamed_before_a_making(self, lst, made):
+        """Whether another name for list ``lst`` (``seq = lst``, as ``for h in lst`` reads
+        it) may be read after a making of ``lst`` replaced it: its reads would add to the
+        new list's cotangent list. Each read must follow the renaming, in its trip, with no
+        making between them."""
+        order, loops, where = {}, [], {}
+
+        def number(stmts):  # statements in the order of the source, with their loops
+            for t in stmts:
+                order[id(t)], where[id(t)] = len(order), (t, tuple(loops))
+                inner = isinstance(t, (gast.For, gast.While))
+                loops.extend([id(t)] if inner else [])
+                for field in ("body", "orelse"):
+                    number(getattr(t, field, None) or [])
+                del loops[len(loops) - inner:]
+        number(self.fdef.body)
+        makings = [(order[id(m)], where[id(m)][1]) for m in made]
+        for alias_id, (alias, around) in where.items():
+            if not (isinstance(alias, gast.Assign) and isinstance(alias.value, gast.Name) and
+                    alias.value.id == lst):
+                continue
+            name = alias.targets[0].id
+            for read_id, (t, read_loops) in where.items():
+                fields = [getattr(t, f) for f in ("value", "test", "iter") if hasattr(t, f)]
+                if not any(isinstance(n, gast.Name) and n.id == name
+                           for f in fields for n in gast.walk(f)):
+                    continue
+                if order[read_id] < order[alias_id] or any(
+                        order[alias_id] < at < order[read_id] or
+                        set(read_loops) - set(around) & set(loops_of_making)
+                        for at, loops_of_making in makings):
+                    return True
+        return False
+
+    def tape_replaced_list(self, s):
+        """The forward sweep's push, before making ``s``, of the list it replaces."""
+        lst = self.remakes.get(id(s))
+        if lst is None:
+            return []
+        tape = self.tapes.setdefault(("replaced", id(s)), self.names.fresh(f"tape_{lst}"))
+        return [gast.Expr(value=_call(gast.Attribute(value=load(tape), attr="append",
+                                                     ctx=gast.Load()), [load(lst)]))]
+
+    def restore_replaced_list(self, s):
+        """After the adjoint of making ``s``: the cotangent list of the list it replaced."""
+        lst = self.remakes.get(id(s))
+        if lst is None:
+            return []
+        old = self.names.fresh(f"{lst}_replaced")
+        tape = self.tapes[("replaced", id(s))]
+        return [assign(old, _call(gast.Attribute(value=load(tape), attr="pop",
+                                                 ctx=gast.Load()), []))] + \
+            self.zeros_for(lst, old)
+
     def read_lists_init(self):
         """The cotangent lists of lists read by index start with a zero per element of the
         list as the forward sweep left it (the adjoints of the appends then pop them)."""
@@ -335,15 +463,30 @@ class ListAdjoints:
             if lst not in self.params and \
                     _makings_per_path(self.fdef.body, lst, self.locals()) != (1, 1):
                 loop = self.loop_making(lst)
-                if loop is None:
+                if loop is None and lst not in self.remade:
                     raise self.error(read, f"differentiating reads of list {lst!r} by index "
-                                     f"needs the list made once: once on every path "
-                                     f"outside loops, or at the top level of a loop's body "
-                                     f"and read only there")
-                self.cotangent_list_per_trip(lst, loop)
-                continue
-            stmts += self.zeros_for(lst, lst)
+                                     f"needs the list made on every path that reads it "
+                                     f"(not in some trips of a loop only), and no other "
+                                     f"name for it read after {lst!r} is made again")
+                if loop is not None:
+                    self.cotangent_list_per_trip(lst, loop)
+                    continue
+            if lst == getattr(self, "output_list", None):
+                stmts += self.seeded_output_list(lst)
+            else:
+                stmts += self.zeros_for(lst, lst)
         return stmts
+
+    def seeded_output_list(self, lst):
+        """A function returning a list built by append (``jnp.unstack`` in compiled code):
+        its cotangent list starts as the seed, the caller's cotangent list (a copy: the
+        appends' adjoints empty it)."""
+        if self.list_leaves(lst) != [()]:
+            raise self.error(self.read_lists[lst], "differentiating a function that returns "
+                             "a list of containers is not supported yet")
+        k = self.names.fresh("k")
+        return _statements(f"for {k} in range(len({self.seed})):\n"
+                           f"    {self.list_ct(lst)}.append({self.seed}[{k}])\n")
 
     def zeros_for(self, lst, value):
         """Append to ``lst``'s cotangent lists a zero per element of the list ``value``."""
@@ -358,13 +501,15 @@ class ListAdjoints:
                                    ctx=gast.Load()), [zero]))], orelse=[], type_comment=None))
         return stmts
 
-    def loop_making(self, lst):
+    def loop_making(self, lst, planned=False):
         """The loop whose body (at its top level) makes list ``lst`` afresh each trip, when
-        nothing else assigns ``lst`` and nothing outside the loop reads it; else None."""
+        nothing else assigns ``lst`` and nothing outside the loop reads it; else None.
+        ``planned``: before the sweeps are written (any loop of f, not only those written)."""
         stores = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and
                   n.id == lst and isinstance(n.ctx, gast.Store)]
         for loop in gast.walk(self.fdef):
-            if not isinstance(loop, (gast.For, gast.While)) or id(loop) not in self.loop_bodies:
+            if not isinstance(loop, (gast.For, gast.While)) or \
+                    not planned and id(loop) not in self.loop_bodies:
                 continue
             made = [t for t in loop.body if _makes_list(t, lst, self.locals())]
             inside = {id(n) for n in gast.walk(loop)}

@@ -29,7 +29,7 @@ from . import adlib, zero_cotangents
 from .analysis import (activity, child_key, float_leaves, liveness, overwritten,
                        runtime_index, static_slice_positions)
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
-from .nodes import _ajx, _call, _locate, _names, _renamed, _sub, literal_node
+from .nodes import _ajx, _call, _locate, _names, _renamed, _statements, _sub, literal_node
 
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
@@ -252,6 +252,7 @@ class ReverseMode(ListAdjoints):
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         for arg in self.fdef.args.args:
             forward += self.element_cotangents(arg.id, anno.get(arg, "type"))
+        self.plan_remade_lists()
         forward += self.forward(body[:-1])
         backward = []
         out_type = anno.get(out, "type")
@@ -260,6 +261,9 @@ class ReverseMode(ListAdjoints):
             for path, _ in float_leaves(out_type):
                 if self.live is None or path[0] in self.live:
                     backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
+            if holds_float_list(out_type):  # (see seeded_output_list)
+                self.seed, self.output_list = g, self.list_root(out.id)
+                self.read_lists.setdefault(self.output_list, ret)
         self.refuse_changed_list_arguments()
         swept = self.backward(body[:-1])
         backward += self.read_lists_init() + swept
@@ -418,6 +422,7 @@ class ReverseMode(ListAdjoints):
                 target = s.targets[0].id
                 out += self.push([v for v in reads if v != target or v in self.read_old(s)],
                                  (id(s), "before"), s)
+                out += self.tape_replaced_list(s)
                 out += self.primal(s)
                 if target in reads:
                     out += self.push([target], (id(s), "after"), s)
@@ -585,7 +590,8 @@ class ReverseMode(ListAdjoints):
         if s.targets[0].id not in self.useful:
             return False
         t = anno.get(s.targets[0], "type")
-        if not any(True for _ in float_leaves(t)) or anno.has(value, "folded"):
+        if not (any(True for _ in float_leaves(t)) or holds_float_list(t)) or \
+                anno.has(value, "folded"):
             return False
         if runtime_index(value, self.locals()) is not None or \
                 list_read(value, self.locals()) is not None:
@@ -634,7 +640,7 @@ class ReverseMode(ListAdjoints):
                 self.merges[id(loop)] = s
                 out.append(loop)
             elif isinstance(s, gast.Assign):
-                out += [_locate(n, s) for n in self.adjoint(s)]
+                out += [_locate(n, s) for n in self.adjoint(s) + self.restore_replaced_list(s)]
             elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
                 out += [_locate(n, s) for n in self.append_adjoint(s.value)]
         return out
@@ -655,8 +661,8 @@ class ReverseMode(ListAdjoints):
             return self.list_slice_adjoint(s, *sliced, target)
         if (leaves or _holds_list(t)) and self.stacked_list(value, anno.get(value, "op")) is None:
             self.refuse_other_list_uses(s)
-        if not leaves:
-            return []
+        if not leaves and not (holds_float_list(t) and anno.get(value, "callee") is not None):
+            return []  # (a list a call returns: call_adjoint passes its cotangent list)
         if anno.has(value, "folded") or isinstance(value, gast.Constant):
             return self.reset_cotangent(target)
         stmts, renames = [], {}
@@ -849,7 +855,16 @@ class ReverseMode(ListAdjoints):
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
         args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         stmts = []
-        seed = self.container_seed(target, t, stmts, val(target, old=False))
+        if holds_float_list(t):
+            # a list returned (``jnp.unstack``): the callee's derivative takes its cotangent
+            # list, which (filled by read_lists_init, kept by the reads) ends here
+            self.read_lists.setdefault(target, s)
+            seed = load(self.list_ct(target))
+            k = self.names.fresh("k")
+            emptied = _statements(f"for {k} in range(len({seed.id})):\n"
+                                  f"    {seed.id}.pop()\n")
+        else:
+            seed, emptied = self.container_seed(target, t, stmts, val(target, old=False)), []
         r = self.names.fresh("r")
         if id(s) in self.residuals:  # the forward sweep ran the callee's: its backward one
             bwd, res = self.residuals[id(s)]
@@ -868,7 +883,7 @@ class ReverseMode(ListAdjoints):
                 stmts += self.list_argument_adjoint(s, node.id, cts(k), callee)
             elif node is not None:
                 self.contribute(node, cts(k), stmts, False)
-        return stmts
+        return stmts + emptied
 
     def container_seed(self, target, t, stmts, z_expr):
         """Read (and, for an overwritten variable, reset) the cotangent of ``target``, as one

@@ -383,8 +383,31 @@ def _grown_list_displays_as_appends(fdef, names):
                     isinstance(s.targets[0], gast.Name) and s.targets[0].id in grown and \
                     isinstance(s.value, gast.List) and s.value.elts:
                 name = s.targets[0].id
+                elts = s.value.elts
+                if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(s.value)):
+                    # ``hs = [hs[-1] * 2.0]``: the elements read the old list, so they are
+                    # computed before it is replaced (a starred one's items copied to a
+                    # list of their own: ``hs = [*hs, y]``)
+                    kept = []
+                    for e in elts:
+                        tmp = names.fresh("item")
+                        if isinstance(e, gast.Starred):
+                            item = names.fresh("item")
+                            new.append(assign(tmp, gast.List(elts=[], ctx=gast.Load()), s))
+                            new.append(copy_loc(gast.For(
+                                target=store(item), iter=e.value, body=[copy_loc(gast.Expr(
+                                    value=gast.Call(func=gast.Attribute(
+                                        value=load(tmp), attr="append", ctx=gast.Load()),
+                                        args=[load(item)], keywords=[])), s)],
+                                orelse=[], type_comment=None), s))
+                            e = gast.Starred(value=load(tmp), ctx=gast.Load())
+                        else:
+                            new.append(assign(tmp, e, s))
+                            e = load(tmp)
+                        kept.append(e)
+                    elts = kept
                 new.append(assign(name, gast.List(elts=[], ctx=gast.Load()), s))
-                for e in s.value.elts:
+                for e in elts:
                     item = load(names.fresh("item")) if isinstance(e, gast.Starred) else e
                     append = copy_loc(gast.Expr(value=gast.Call(func=gast.Attribute(
                         value=load(name), attr="append", ctx=gast.Load()), args=[item],
