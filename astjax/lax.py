@@ -39,8 +39,9 @@ from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
                                    conv_shape_tuple, conv_transpose_shape_tuple,
                                    reduce_window_shape_tuple)
-from ._src.lax.misc import (Precision, approx_max_k, approx_min_k, broadcast_shapes,
-                            composite, dtype, empty, optimization_barrier, reduce_precision)
+from ._src.lax.misc import (Precision, approx_max_k, approx_min_k, broadcast_like,
+                            broadcast_shapes, composite, dtype, empty, optimization_barrier,
+                            reduce_precision)
 from ._src.lax.patches import conv_general_dilated_patches
 from ._src.lax.reduce import reduce
 from ._src.lax.conv_transpose import conv_transpose
@@ -103,7 +104,8 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
            "reduce_window_shape_tuple", "Precision", "approx_max_k", "approx_min_k",
            "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
-           "reduce_precision", "conv_general_dilated_patches", "composite"]
+           "reduce_precision", "conv_general_dilated_patches", "composite",
+           "broadcast_like"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}

@@ -320,6 +320,11 @@ def test_smaller_functions():
     assert lax.empty((2, 3), jnp.float32).shape == (2, 3)
     assert lax.dtype(1.0) == np.float32 and lax.dtype(np.int64(1)) == np.int32
     assert lax.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    # JAX: [[1, 2, 3], [1, 2, 3]]; [2, 2]
+    assert_both(lambda a, b: lax.broadcast_like(a, b),
+                (np.float32([1, 2, 3]), np.ones((2, 3), np.int32)),
+                np.float32([[1, 2, 3], [1, 2, 3]]))
+    np.testing.assert_array_equal(lax.broadcast_like(np.float32(2), np.ones(2)), [2, 2])
 
 
 def mulhi_and_precision(a, b, x):
@@ -342,8 +347,9 @@ def test_mulhi_and_reduce_precision():
                                                         inf, nan, 9.969209968386869e+37,
                                                         3.03057137321371e-39]))
     # JAX: [4294967294 0], [64 39]
-    np.testing.assert_array_equal(lax.mulhi(np.uint32([2 ** 32 - 1, 5]), np.uint32([2 ** 32 - 1, 7])),
-                                  np.uint32([4294967294, 0]))
+    np.testing.assert_array_equal(
+        lax.mulhi(np.uint32([2 ** 32 - 1, 5]), np.uint32([2 ** 32 - 1, 7])),
+        np.uint32([4294967294, 0]))
     np.testing.assert_array_equal(lax.mulhi(np.int8([-128, 100]), np.int8([-128, 100])), [64, 39])
     rng = np.random.default_rng(2)
     for dt in (np.int16, np.uint16, np.int32, np.uint32):  # against Python's integers

@@ -1,10 +1,10 @@
-"""``lax.igamma``, ``igammac``, ``igamma_grad_a``, ``random_gamma_grad`` and ``betainc``: the regularized
-incomplete gamma and beta functions, ported from JAX 0.10.2 (``jax/_src/lax/special.py``,
-itself XLA's math.cc): a power series or a continued fraction evaluated in a
-``lax.while_loop`` until every element has converged. igamma and igammac carry JAX's
-derivatives (a custom_jvp: the closed form in ``x``, ``igamma_grad_a`` in ``a``); betainc is
-differentiated through its loop (JAX gives only the derivative in ``x`` and raises for
-``a`` and ``b``).
+"""``lax.igamma``, ``igammac``, ``igamma_grad_a``, ``random_gamma_grad`` and ``betainc``:
+the regularized incomplete gamma and beta functions, ported from JAX 0.10.2
+(``jax/_src/lax/special.py``, itself XLA's math.cc): a power series or a continued
+fraction evaluated in a ``lax.while_loop`` until every element has converged. igamma and
+igammac carry JAX's derivatives (a custom_jvp: the closed form in ``x``, ``igamma_grad_a``
+in ``a``); betainc is differentiated through its loop (JAX gives only the derivative in
+``x`` and raises for ``a`` and ``b``).
 """
 import numpy as np
 

@@ -137,3 +137,8 @@ def composite(decomposition, name, version=0):
     """``decomposition`` itself: astjax has no composite ops to name, and running the
     decomposition is what JAX does where a backend does not know ``name``."""
     return decomposition
+
+
+def broadcast_like(arr, like_arr):
+    """``arr`` broadcast to ``like_arr``'s shape."""
+    return jnp.broadcast_to(arr, jnp.shape(like_arr))
