@@ -379,8 +379,10 @@ def test_one_sweep_batched_over_the_basis():
             {"w": W, "b": np.zeros(2)}, X)
         assert f"{transform.__name__}_batched(" in source and "_batched(args, " in source
         assert "for i in range(n):" not in source and "for j in range(m):" not in source
-        # jacfwd's sweep gives f's output (its layout) too: f itself is not called
-        assert ("= tree_out(" in source) == (transform is jacrev), source
+        # jacfwd's sweep gives f's output (its layout) too, and jacrev's batched backward
+        # sweeps read the residuals of one forward sweep: f itself is not called
+        assert "= tree_out(" not in source, source
+        assert ("= tree_out_fwd_wrt_0_1(" in source) == (transform is jacrev), source
 
 
 def test_a_step_that_does_not_batch_loops_over_the_basis(x64):
@@ -525,3 +527,52 @@ def test_jacobian_is_jacrev():
     np.testing.assert_allclose(astjax.jacobian(jnp.exp)(x), np.diag(np.exp(np.arange(3.0))),
                                rtol=1e-6)
     assert astjax.jacobian is jacrev
+
+
+_forward_runs = []
+
+
+def _count_forward_run(x):
+    _forward_runs.append(x)
+
+
+def _counted(x):
+    astjax.debug.callback(_count_forward_run, x)
+    y = jnp.sin(x) * x
+    for _ in range(2):  # (the backward sweep pops a tape: a list among the residuals)
+        y = y * 1.5
+    return y[:2] * 1.3333333
+
+
+def _counted_straight(x):  # (no loop: hessian's inner jacrev splits, see the test)
+    astjax.debug.callback(_count_forward_run, x)
+    return jnp.sin(x) * x
+
+
+def _vjp_in_jit(x):
+    y, pullback = astjax.vjp(_counted, x)
+    return pullback(jnp.ones_like(y))[0]
+
+
+def test_forward_sweep_runs_once():
+    """As in JAX, f's forward statements run once per call of jacrev, hessian, and vjp with
+    its pullback, eagerly or in compiled code (each ran them twice: for f's output, then
+    again inside the backward sweep); the values stay those of finite differences. (hessian
+    of a function that loops still runs them twice: its tapes are lists, which a second
+    derivative does not follow from the forward sweep to the backward one.)"""
+    x = np.float32([0.5, 1.0, 1.5])
+    expected = numeric_jacobian(lambda v: np.sin(v)[:2] * v[:2] * 3.0, (x.astype(float),))
+    for fn, check in ((jacrev(_counted), expected),
+                      (hessian(lambda v: jnp.sum(_counted_straight(v))), None),
+                      (jit(_vjp_in_jit), expected.sum(0))):
+        _forward_runs.clear()
+        out = fn(x)
+        assert len(_forward_runs) == 1, fn
+        if check is not None:
+            np.testing.assert_allclose(out, check, rtol=1e-4, atol=1e-5)
+    _forward_runs.clear()
+    out, pullback = astjax.vjp(_counted, x)  # eagerly, and its pullback called twice
+    for scale in (1.0, 2.0):
+        np.testing.assert_allclose(pullback(np.float32([scale, scale]))[0],
+                                   scale * expected.sum(0), rtol=1e-4, atol=1e-5)
+    assert len(_forward_runs) == 1

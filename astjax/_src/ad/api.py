@@ -16,7 +16,7 @@ from ..frontend.naming import assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir.types import ArrayType, Static
 from . import vjp_rules  # noqa: F401  (registers the rules)
-from .reverse import vjp_function
+from .reverse import split_vjp_functions, vjp_function
 
 
 def _argnums_tuple(argnums, n, name):
@@ -213,15 +213,67 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                 allow_int=allow_int)
 
 
-class _Pullback:
-    """What ``vjp`` returns: maps an output cotangent to the input cotangents."""
+def _split_sweeps(target, arg_types, program, has_aux):
+    """(the specialization of ``target`` at ``arg_types``, its ``(*_fwd, *_bwd)`` pair or
+    None where its derivative does not split)."""
+    spec = program.specialize(target.function_for(arg_types, program), arg_types)
+    return spec, split_vjp_functions(spec, {0} if has_aux else None)
 
-    def __init__(self, fun, primals, has_aux, out):
+
+def _fresh_lists(value):
+    """``value`` with its lists (a loop's tapes) copied: the backward sweep pops them, and a
+    pullback may be called again."""
+    if isinstance(value, list):
+        return [_fresh_lists(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_fresh_lists(v) for v in value)
+    return value
+
+
+class _ForwardSweep(Jitted):
+    """``vjp``'s forward call: ``(f(*primals), residuals)`` from f's forward sweep
+    ``*_fwd``, whose residuals f's backward sweep ``*_bwd`` reads in the pullback, so f's
+    statements run once; ``(f(*primals), None)`` where f's derivative does not split (the
+    pullback then runs f's ``*_vjp``)."""
+
+    def __init__(self, fun, has_aux):
+        super().__init__(fun)
+        self.has_aux = has_aux
+
+    def function_for(self, arg_types, program):
+        from ..frontend.synthetic import from_source
+        spec, split = _split_sweeps(Transformed(self.fun), arg_types, program, self.has_aux)
+        xs = ", ".join(f"x{i}" for i in range(len(arg_types)))
+        body = f"_f({xs}), None" if split is None else f"_fwd({xs})"
+        return from_source(f"{spec.name}_forward", f"def forward({xs}):\n    return {body}\n",
+                           {"_f": spec.fn, "_fwd": split and split[0]}, spec.parsed)
+
+
+class _BackwardSweep:
+    """The pullback's compile target: f's ``*_bwd`` at (primal types, residual types,
+    cotangent type)."""
+
+    def __init__(self, target, n_primals, has_aux):
+        self.target, self.n_primals, self.has_aux = target, n_primals, has_aux
+
+    def function_for(self, arg_types, program):
+        _, split = _split_sweeps(self.target, arg_types[:self.n_primals], program, self.has_aux)
+        assert split is not None, "vjp: the forward call split, its pullback did not"
+        return split[1]
+
+
+class _Pullback:
+    """What ``vjp`` returns: maps an output cotangent to the input cotangents (f's backward
+    sweep on the forward sweep's ``residuals``; f's ``*_vjp`` where there are none)."""
+
+    def __init__(self, fun, primals, has_aux, out, residuals=None, residuals_type=None):
         self.target = Transformed(fun)
         self.primals = primals
         self.has_aux = has_aux
         self.cache = {}
         self.out = out  # the primal output, which the cotangent must match
+        # (typed as the forward sweep returned them: its tapes are lists that are popped)
+        self.residuals, self.residuals_type = residuals, residuals_type
 
     def __call__(self, cotangent):
         from ..api import Compiled
@@ -230,13 +282,18 @@ class _Pullback:
         cotangent = _float0_as_zeros("vjp function", self.out, cotangent)
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
-        types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
+        split = self.residuals is not None
+        types_ = tuple(type_of_value(p) for p in self.primals) + \
+            ((self.residuals_type,) if split else ()) + (type_of_value(cotangent),)
+        values = self.primals + ((_fresh_lists(self.residuals),) if split else ()) + \
+            (cotangent,)
         compiled = self.cache.get(types_)
         if compiled is None:
-            compiled = Compiled(_VjpTarget(self.target, self.has_aux), types_)
+            compiled = Compiled(_BackwardSweep(self.target, len(self.primals), self.has_aux)
+                                if split else _VjpTarget(self.target, self.has_aux), types_)
             self.cache[types_] = compiled
-        cotangents = compiled.run(self.primals + (cotangent,))[1]
-        return _float0_where_none(self.primals, cotangents)
+        cotangents = compiled.run(values)
+        return _float0_where_none(self.primals, cotangents if split else cotangents[1])
 
     def function_for(self, arg_types, program):
         """``jit(pullback)``, ``vmap(pullback)``, a call from compiled code: a function of
@@ -291,8 +348,10 @@ class _VjpTarget:
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), pullback)`` [``, aux``]: ``pullback(g)`` gives the cotangents."""
-    out = _Primal(fun)(*primals)
-    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out)
+    compiled, values = _ForwardSweep(fun, has_aux).compiled_for(primals, {})
+    out, residuals = compiled.run(values)
+    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out, residuals,
+                     compiled.out_type.elts[1])
     if has_aux:
         return out[0], pull, out[1]
     return out, pull
@@ -325,9 +384,10 @@ def _function_and_closure(fun_t, name, n_primals):
 
 
 def _vjp_in_compiled_code(arg_types, program):
-    """``vjp(f, *primals, has_aux=)`` inside jit/grad/vmap: f's output and a nested
-    ``pullback(g)`` that calls f's generated ``*_vjp``. That reruns f's forward sweep (the
-    two calls share no residuals), so a pullback called once costs about a ``grad``."""
+    """``vjp(f, *primals, has_aux=)`` inside jit/grad/vmap: f's output from its forward
+    sweep ``*_fwd`` and a nested ``pullback(g)`` that runs its backward sweep ``*_bwd`` on
+    the residuals (``reverse.split_vjp_functions``). Where f's derivative does not split,
+    the pullback calls f's ``*_vjp``, which reruns f's forward sweep."""
     from ..errors import TypeCheckError
     from ..frontend.synthetic import from_source
     fun_t, *primal_types, has_aux_t = arg_types
@@ -344,16 +404,24 @@ def _vjp_in_compiled_code(arg_types, program):
     # (the closure's cotangent is left out)
     cotangents = "r[1]" if not n else \
         "(" + "".join(f"r[1][{k + n}], " for k in range(len(names))) + ")"
+    wrt = range(n, n + len(names)) if n else None
+    live = {0} if has_aux else None
+    split = split_vjp_functions(spec, live, wrt)
+    args = f"{'fun, ' * n}{primals}"
+    if split is None:
+        forward, backward = f"    out = fun({primals})\n", f"        r = _vjp({args}, {seed})\n"
+    else:  # (the backward sweep returns the cotangents alone)
+        forward = f"    pair = _fwd({args})\n    out = pair[0]\n    res = pair[1]\n"
+        backward = f"        r = (None, _vjp({args}, res, {seed}))\n"
     source = (f"def {spec.name}_vjp_call(fun, {primals}, has_aux=False):\n"
-              f"    out = fun({primals})\n"
+              f"{forward}"
               f"    def pullback(g):\n"
-              f"        r = _vjp({'fun, ' * n}{primals}, {seed})\n"
+              f"{backward}"
               f"        return {cotangents}\n"
               f"    return {result}\n")
-    wrt = range(n, n + len(names)) if n else None
-    return from_source(f"{spec.name}_vjp_call", source,
-                       {"_vjp": vjp_function(spec, {0} if has_aux else None, wrt)},
-                       spec.parsed)
+    namespace = {"_vjp": vjp_function(spec, live, wrt)} if split is None else \
+        {"_fwd": split[0], "_vjp": split[1]}
+    return from_source(f"{spec.name}_vjp_call", source, namespace, spec.parsed)
 
 
 vjp.function_for = _vjp_in_compiled_code

@@ -16,7 +16,7 @@ from ..ir.trees import namespace_ref
 from ..ir.types import ArrayType, Static
 from ..lax.common import path_str, rebuild
 from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
-from .reverse import vjp_function
+from .reverse import split_vjp_functions, vjp_function
 
 
 def _tree_source(t, expr, leaf, constant=None, namespace=None):
@@ -113,7 +113,7 @@ class _Jacobian(Jitted):
         # a block has the input leaf's dtype (jacrev) or the output leaf's (jacfwd), as in JAX
         self.block_dtype = "input" if mode == "jacrev" else "output"
 
-    def function_for(self, arg_types, program):
+    def function_for(self, arg_types, program, split_allowed=True):
         from ..frontend.synthetic import from_source
         from . import jacobian_lib
         nums = _argnums_tuple(self.argnums, len(arg_types), self.mode)
@@ -136,6 +136,7 @@ class _Jacobian(Jitted):
         name = f"{spec.name}_{self.mode}"
         lines = [f"def {name}({', '.join(xs)}):"]
         call_f = f"_f({', '.join(xs)})"
+        split = None
         if self.mode == "jacfwd" and ins:
             # the forward sweep gives f's output too: f does not run again for its layout
             lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
@@ -147,13 +148,22 @@ class _Jacobian(Jitted):
             lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
             rows = _bounds(ys, "r", lines)
         else:
+            # f's split derivative runs its forward sweep once, here: the vmapped backward
+            # sweeps read its residuals (else each reruns it inside f's *_vjp)
+            if ins and split_allowed:
+                split = split_vjp_functions(spec, {0} if self.has_aux else None,
+                                            frozenset(nums))
+            args = xs
+            if split is not None:
+                lines += ["    pair = _fwd(" + ", ".join(xs) + ")", "    res = pair[1]"]
+                call_f, args = "pair[0]", xs + ["res"]
             lines += [f"    r = {call_f}", "    out = r[0]"] if self.has_aux else \
                 [f"    out = {call_f}"]
             lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
             lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
             rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
             if ins:
-                lines.append(f"    J = _loop(_step, {_tuple_source(xs)}, {_layout(rows, ys)}, "
+                lines.append(f"    J = _loop(_step, {_tuple_source(args)}, {_layout(rows, ys)}, "
                              f"{_layout(cols, as_)}, {rows[-1]}, {cols[-1]}, _y_dtype, "
                              f"_x_dtype)")
         typed = ins if self.block_dtype == "input" else outs
@@ -188,7 +198,9 @@ class _Jacobian(Jitted):
         if not ins:  # only integer inputs (allow_int): every block is zero
             return from_source(name, source, namespace, spec.parsed)
         if self.mode == "jacrev":
-            step = self._pull(spec, arg_types, nums, out_type, outs, ins)
+            step = self._pull(spec, arg_types, nums, out_type, outs, ins, split)
+            if split is not None:
+                namespace["_fwd"] = split[0]
             if len(outs) == 1 and all(outs[0][1].ones):  # one output element: one sweep
                 return from_source(name, source, dict(namespace, _step=step,
                                                       _loop=jacobian_lib.jacrev_single),
@@ -205,25 +217,31 @@ class _Jacobian(Jitted):
             program.specialize(batched, arg_types)
             return batched
         except Exception:  # noqa: BLE001 (the loop below raises any error that is real)
+            if split is not None:  # each sweep of the loop would pop the same tapes
+                return self.function_for(arg_types, program, split_allowed=False)
             loop = jacobian_lib.jacrev_rows if self.mode == "jacrev" else \
                 jacobian_lib.jacfwd_columns
             return from_source(name, source, dict(namespace, _step=step, _loop=loop),
                                spec.parsed)
 
-    def _pull(self, spec, arg_types, nums, out_type, outs, ins):
+    def _pull(self, spec, arg_types, nums, out_type, outs, ins, split):
         """``pull(args, y, x, e)``: the raveled cotangent of the inputs ``nums`` for the flat
-        output cotangent ``e`` (``y``, ``x``: the layouts of the outputs and inputs)."""
+        output cotangent ``e`` (``y``, ``x``: the layouts of the outputs and inputs). With
+        ``split`` (f's ``*_fwd``, ``*_bwd``), ``args`` ends with the forward sweep's
+        residuals and the backward sweep alone runs; else f's ``*_vjp`` runs both."""
         from ..frontend.synthetic import from_source
         from . import jacobian_lib
+        live = {0} if self.has_aux else None
         namespace = {"jnp": jacobian_lib.jnp, "_x_dtype": _leaf_dtype(ins),
-                     "_vjp": vjp_function(spec, {0} if self.has_aux else None)}
+                     "_vjp": vjp_function(spec, live) if split is None else split[1]}
         lines = ["def pull(args, y, x, e):"]
         es = iter(_unflat("e", [t.dtype for _, t in outs], "y", lines, namespace))
         cotangent = _tree_source(out_type, "", lambda e, t: next(es), namespace=namespace)
         if self.has_aux:
             cotangent = f"({cotangent}, None)"  # the aux output gets no cotangent
-        args = ", ".join(f"args[{i}]" for i in range(len(arg_types)))
-        lines.append(f"    g = _vjp({args}, {cotangent})[1]")
+        n = len(arg_types) + (split is not None)  # (the residuals are the last argument)
+        args = ", ".join(f"args[{i}]" for i in range(n))
+        lines.append(f"    g = _vjp({args}, {cotangent})" + ("[1]" if split is None else ""))
         grads = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"g[{k}]")
                  if _inexact(leaf[1])]
         lines.append(f"    return {_ravel_into(grads, 'x', lines)}")
