@@ -121,3 +121,26 @@ def test_clear_caches():
     assert astjax.clear_caches() is None
     assert len(f.cache) == 0
     assert f(2.0) == 3.0 and len(f.cache) == 1
+
+
+def with_noop_contexts(x):
+    with astjax.named_scope("layer"):
+        y = x * 2
+        with astjax.named_scope("inner"), astjax.ensure_compile_time_eval():
+            y = y + 1
+    return y
+
+
+def with_another_context(x):
+    with open(__file__) as fh:
+        x = x + len(fh.name)
+    return x
+
+
+def test_noop_context_managers_in_compiled_code():
+    # a with of named_scope / ensure_compile_time_eval is its body ('cannot compile with')
+    assert astjax.jit(with_noop_contexts)(1.0) == 3.0
+    assert astjax.grad(with_noop_contexts)(1.0) == 2.0
+    from astjax._src.errors import UnsupportedSyntaxError
+    with pytest.raises(UnsupportedSyntaxError, match="cannot compile with"):
+        astjax.jit(with_another_context)(1.0)

@@ -1,6 +1,6 @@
 """custom_jvp / custom_vjp of a nested function that captured run-time values, defined
-and called inside compiled code (ad/custom_closures.py): values as JAX 0.10.2 gives for
-the same functions (written with decorators there), written as literals."""
+(with decorators or by calls) and called inside compiled code (ad/custom_closures.py):
+values as JAX 0.10.2 gives for the same functions, written as literals."""
 from functools import partial
 
 import numpy as np
@@ -8,6 +8,32 @@ import pytest
 
 import astjax
 import astjax.numpy as jnp
+
+
+def decorated_jvp(x, y):
+    @astjax.custom_jvp
+    def g(z):
+        return jnp.sin(z) * y
+
+    @g.defjvp
+    def g_jvp(p, t):
+        (z,), (tz,) = p, t
+        return g(z), jnp.cos(z) * y * tz * 2.0  # twice the true derivative
+
+    return g(x)
+
+
+def decorated_with_nondiff_argnums(x, y):
+    @partial(astjax.custom_jvp, nondiff_argnums=(1,))
+    def g(z, k):
+        return jnp.sin(z) * y * k
+
+    @g.defjvp
+    def g_jvp(k, p, t):
+        (z,), (tz,) = p, t
+        return g(z, k), jnp.cos(z) * y * tz * k * 2.0
+
+    return g(x, 3.0)
 
 
 def called_jvp(x, y):
@@ -57,8 +83,9 @@ RULE_TWICE = (1.6829419, 2.161209, [4.0, 2.161209, -1.6645874], -3.3658838)
 NONDIFF = (5.0488257, 6.4836273, [12.0, 6.4836273, -4.993762], -10.0976515)
 
 
-@pytest.mark.parametrize("f, want", [(called_jvp, RULE_TWICE), (called_vjp, RULE_TWICE),
-                                     (partial_with_nondiff_argnums, NONDIFF)])
+@pytest.mark.parametrize("f, want", [
+    (decorated_jvp, RULE_TWICE), (called_jvp, RULE_TWICE), (called_vjp, RULE_TWICE),
+    (decorated_with_nondiff_argnums, NONDIFF), (partial_with_nondiff_argnums, NONDIFF)])
 def test_the_rule_is_used(f, want):
     value, slope, slopes, curvature = want
     np.testing.assert_allclose(astjax.jit(f)(1.0, 2.0), value, rtol=1e-6)
@@ -78,6 +105,20 @@ def test_captured_values_are_constants_of_the_rule():
     # custom function; astjax's rule reads captured values as constants: none reaches it
     assert astjax.grad(called_jvp, 1)(1.0, 2.0) == 0.0
     assert astjax.grad(called_vjp, 1)(1.0, 2.0) == 0.0
+
+
+def jitted_nested_def(x, y):
+    @astjax.jit
+    def inner(z):
+        return z * y
+
+    return inner(x)
+
+
+def test_decorators_on_nested_defs():
+    # they were a located error ('a nested def ... cannot have decorators')
+    assert astjax.jit(jitted_nested_def)(2.0, 3.0) == 6.0
+    assert astjax.grad(jitted_nested_def)(2.0, 3.0) == 3.0
 
 
 def test_numba(numba_backend):

@@ -120,7 +120,8 @@ def named_call(fun, *, name=None):
 
 @contextlib.contextmanager
 def named_scope(name):
-    """A context manager that does nothing (JAX prefixes operation names with ``name``)."""
+    """A context manager that does nothing (JAX prefixes operation names with ``name``); in
+    compiled code a ``with`` of it is its body."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
     yield
@@ -129,8 +130,8 @@ def named_scope(name):
 @contextlib.contextmanager
 def ensure_compile_time_eval():
     """JAX's: operations on concrete values inside it run eagerly even while tracing. Code
-    outside compiled functions runs eagerly already, and compiled code cannot hold a
-    ``with`` statement, so it does nothing."""
+    outside compiled functions runs eagerly already, and in compiled code a ``with`` of it
+    is its body (frontend/desugar.py), so it does nothing."""
     yield
 
 

@@ -50,6 +50,8 @@ def check_supported(parsed):
         if node is parsed.node:
             continue
         what = _UNSUPPORTED.get(type(node))
+        if isinstance(node, gast.With) and _noop_with(parsed, node):
+            what = None
         if what is not None:
             hint = _HINTS.get(what, "rewrite it with supported Python (see the README)")
             raise parsed.error(node, f"astjax cannot compile {what} here; {hint}",
@@ -74,6 +76,8 @@ class Desugar:
         # the rewrites below that find nothing to rewrite are skipped: most functions
         # desugared are generated ones (derivatives), hundreds of statements long
         kinds = {type(n) for n in gast.walk(fdef) if n is not fdef}
+        if gast.With in kinds:
+            _inline_noop_withs(self.parsed, fdef.body)
         sugared = bool(kinds & _SUGAR)
         if sugared or gast.Tuple in kinds or gast.List in kinds:
             _copies_unpacked_as_their_iterable(fdef)
@@ -621,6 +625,7 @@ def _free_names(fn):
 
 def lift_nested_functions(parsed, names, fdef):
     """Lift the defs and lambdas directly inside ``fdef`` (in place); see above."""
+    _undecorate(fdef.body, names)
     params, _ = _function_parts(fdef)
     nested = [n for n in _scope_nodes(fdef.body) if isinstance(n, (gast.FunctionDef, gast.Lambda))]
     if not nested:
@@ -678,6 +683,53 @@ def lift_nested_functions(parsed, names, fdef):
             return node
 
     fdef.body = [Replace().visit(s) for s in fdef.body]
+
+
+def _noop_with(parsed, node):
+    """A ``with`` of context managers that do nothing in compiled code
+    (``astjax.named_scope(name)``, ``astjax.ensure_compile_time_eval()``), without ``as``."""
+    from ..misc_api import ensure_compile_time_eval, named_scope
+    namespace = {**getattr(parsed.fn, "__globals__", {}), **parsed.freevars}
+
+    def resolve(e):
+        if isinstance(e, gast.Name):
+            return namespace.get(e.id)
+        if isinstance(e, gast.Attribute):
+            return getattr(resolve(e.value), e.attr, None)
+        return None
+    return all(i.optional_vars is None and isinstance(i.context_expr, gast.Call) and
+               resolve(i.context_expr.func) in (named_scope, ensure_compile_time_eval)
+               for i in node.items)
+
+
+def _inline_noop_withs(parsed, stmts):
+    """Such a ``with`` (see ``_noop_with``) is its body (in place, in nested blocks too)."""
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        for field in ("body", "orelse"):
+            if not isinstance(s, gast.FunctionDef) and isinstance(getattr(s, field, None), list):
+                _inline_noop_withs(parsed, getattr(s, field))
+        if isinstance(s, gast.With) and _noop_with(parsed, s):
+            stmts[k:k + 1] = s.body
+
+
+def _undecorate(stmts, names):
+    """``@dec def g`` in a statement list (and the ones inside its ifs and loops, in place)
+    as ``def g_def`` then ``g = dec(g_def)``, Python's own order: a decorator applied to
+    a nested function is a call on its closure (``@custom_jvp``, ``@g.defjvp``, ``@jit``)."""
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        for field in ("body", "orelse"):
+            if not isinstance(s, (gast.FunctionDef, gast.Lambda)) and \
+                    isinstance(getattr(s, field, None), list):
+                _undecorate(getattr(s, field), names)
+        if isinstance(s, gast.FunctionDef) and s.decorator_list:
+            name, s.name = s.name, names.fresh(f"{s.name}_def")
+            value = copy_loc(load(s.name), s)
+            for dec in reversed(s.decorator_list):
+                value = copy_loc(gast.Call(func=dec, args=[value], keywords=[]), s)
+            s.decorator_list = []
+            stmts[k + 1:k + 1] = [assign(name, value, s)]
 
 
 def _check_liftable(parsed, n):
