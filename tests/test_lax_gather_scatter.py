@@ -194,6 +194,11 @@ def test_errors():
         lax.gather(x, i, G((1,), (0,), (0,)), (1,))
     with pytest.raises(TypeError, match="can only collapse slice dims with bound 1"):
         lax.gather(x, i, G((1,), (0,), (0,)), (2, 4))
+    with pytest.raises(TypeError, match="index vectors .* have 2 entries, but the dimension "
+                                        "numbers map 1"):
+        lax.gather(x, np.int32([[0, 1]]), G((1,), (0,), (0,)), (1, 4))
+    with pytest.raises(TypeError, match="scatter_add: the index vectors"):
+        lax.scatter_add(x, np.int32([[0, 1]]), np.ones((1, 4), np.float32), ROW_DN)
     with pytest.raises(TypeError, match="update_window_dims"):
         lax.scatter_add(x, i, np.ones((1, 4, 1), np.float32), ROW_DN)
 

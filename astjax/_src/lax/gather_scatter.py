@@ -18,7 +18,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 
-from ..random.checks import static_helper  # evaluated while generating code
+from ..random.checks import known_or_run_time, static_helper
 from .control_flow import fori_loop
 
 
@@ -86,8 +86,7 @@ def _mode(mode, fn, scatter):
 
 
 def _check_dims(fn, rank, dims, names):
-    """``dims``: {what: tuple of operand dimensions}; each in range, disjoint, sorted where
-    JAX asks for that."""
+    """``dims``: {what: tuple of operand dimensions}; each in range, and disjoint."""
     seen = set()
     for what, ds in dims.items():
         for d in ds:
@@ -172,6 +171,20 @@ def _gather_spec(offset, collapsed, start_map, batching, index_batching, slice_s
     return source, sizes, mode_, fill_value, squeezed, tuple(perm), nb, len(start_map)
 
 
+def _check_vector(length, n_starts, fn):
+    if length != n_starts:
+        raise TypeError(f"{fn}: the index vectors (the last axis of the indices) have "
+                        f"{length} entries, but the dimension numbers map {n_starts}")
+
+
+def _unchecked(length, n_starts, fn):
+    return None
+
+
+# the index vector's length is checked where it is known (eagerly), not at run time
+_index_vector = known_or_run_time(_check_vector, _unchecked)
+
+
 def _axis_shape(position, ndim):
     """A shape of ``ndim`` ones with -1 at ``position``."""
     return tuple(-1 if k == position else 1 for k in range(ndim))
@@ -251,6 +264,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *,
      n_starts) = _gather_spec(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
                               dn.operand_batching_dims, dn.start_indices_batching_dims,
                               slice_sizes, x.ndim, indices.ndim, mode, x.dtype, fill_value)
+    _index_vector(indices.shape[-1], n_starts, "gather")
     pairs, ok = _bounds(x.shape, _starts(indices, 0, n_starts), source, sizes, 0)
     starts = _ordered(pairs, n_starts, 0)
     out = x[_index_arrays(starts, indices.shape, source, sizes, nb, 0)]
@@ -340,6 +354,7 @@ def _scatter(operand, scatter_indices, updates, dimension_numbers, mode, kind, f
         dn.update_window_dims, dn.inserted_window_dims, dn.scatter_dims_to_operand_dims,
         dn.operand_batching_dims, dn.scatter_indices_batching_dims, x.ndim, indices.ndim,
         u.ndim, mode, fn)
+    _index_vector(indices.shape[-1], n_starts, fn)
     u = jnp.transpose(u, to_front)
     if len(added):
         u = jnp.expand_dims(u, added)
