@@ -321,16 +321,7 @@ def vjp_pure_callback(ans, args, g, callback=None, batched=()):
                      "callbacks while taking gradients.")
 
 
-_RULES_REGISTERED = []
-
-
-def _register_rules():
-    """The batching rule and the Numba lowering, registered on first use (their modules
-    import much of the compiler)."""
-    if _RULES_REGISTERED:
-        return
-    _RULES_REGISTERED.append(True)
-    from .backends.numba_cpu.lowering import lowering
+def _register_batching_rule():
     from .batching.batched import norm
     from .batching.rules import _lit, rule
 
@@ -348,6 +339,17 @@ def _register_rules():
         inner = params["batched"].value if "batched" in params else ()
         new = {"callback": params["callback"].text, "batched": _lit((level,) + inner)}
         return bx.call("pure_callback", {"args": [v.text for v in vals["args"]]}, new), True
+
+
+_LOWERING_REGISTERED = []
+
+
+def _register_rules():
+    """The Numba lowering, registered on first use (its module imports Numba's backend)."""
+    if _LOWERING_REGISTERED:
+        return
+    _LOWERING_REGISTERED.append(True)
+    from .backends.numba_cpu.lowering import lowering
 
     @lowering("pure_callback")
     def lower_pure_callback(c):
@@ -386,6 +388,7 @@ def _static():
 def _register():
     from .ir import infer
     _make_op()
+    _register_batching_rule()
     infer._BUILTINS[pure_callback] = lower_call
     infer._BUILTINS[ShapeDtypeStruct] = struct_in_compiled_code
 
