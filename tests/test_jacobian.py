@@ -576,3 +576,23 @@ def test_forward_sweep_runs_once():
         np.testing.assert_allclose(pullback(np.float32([scale, scale]))[0],
                                    scale * expected.sum(0), rtol=1e-4, atol=1e-5)
     assert len(_forward_runs) == 1
+
+
+def _same_conv_loss(x, k):
+    return jnp.sum(astjax.lax.conv(x, k, (2,), "SAME") ** 2)
+
+
+def test_eager_pullback_takes_the_residuals_as_typed():
+    """The residuals of a SAME convolution hold sizes the python backend computes as int64;
+    vjp's pullback passed them back as inputs, which warned 'int64 input converted to
+    int32' as if the user's data were narrowed. The cotangents equal grad's."""
+    import warnings
+    x = rng.uniform(-1, 1, (1, 1, 8)).astype(np.float32)
+    k = rng.uniform(-1, 1, (1, 1, 3)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, pullback = astjax.vjp(_same_conv_loss, x, k)
+        cotangents = pullback(np.float32(1.0))
+    expected = grad(_same_conv_loss, argnums=(0, 1))(x, k)
+    for got, want in zip(cotangents, expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

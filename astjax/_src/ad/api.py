@@ -220,13 +220,19 @@ def _split_sweeps(target, arg_types, program, has_aux):
     return spec, split_vjp_functions(spec, {0} if has_aux else None)
 
 
-def _fresh_lists(value):
-    """``value`` with its lists (a loop's tapes) copied: the backward sweep pops them, and a
-    pullback may be called again."""
-    if isinstance(value, list):
-        return [_fresh_lists(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_fresh_lists(v) for v in value)
+def _residual_values(value, t):
+    """The forward sweep's residuals ``value`` (of type ``t``) to pass to the backward
+    sweep: lists (a loop's tapes) copied, as the backward sweep pops them and a pullback
+    may be called again; an array of another dtype than its type's (a size the python
+    backend computed as int64) cast to it, which passing it as an input would do with a
+    warning about narrowing the user's data."""
+    from ..ir.types import ListType, SequenceType
+    if isinstance(value, list) and isinstance(t, ListType):
+        return [_residual_values(v, t.elt) for v in value]
+    if type(value) is tuple and isinstance(t, SequenceType):
+        return tuple(_residual_values(v, c) for v, c in zip(value, t.elts))
+    if isinstance(t, ArrayType) and getattr(value, "dtype", t.dtype) != t.dtype:
+        return np.asarray(value).astype(t.dtype)
     return value
 
 
@@ -285,8 +291,8 @@ class _Pullback:
         split = self.residuals is not None
         types_ = tuple(type_of_value(p) for p in self.primals) + \
             ((self.residuals_type,) if split else ()) + (type_of_value(cotangent),)
-        values = self.primals + ((_fresh_lists(self.residuals),) if split else ()) + \
-            (cotangent,)
+        residuals = _residual_values(self.residuals, self.residuals_type) if split else None
+        values = self.primals + ((residuals,) if split else ()) + (cotangent,)
         compiled = self.cache.get(types_)
         if compiled is None:
             compiled = Compiled(_BackwardSweep(self.target, len(self.primals), self.has_aux)
