@@ -183,7 +183,7 @@ def _reduce_spec(computation, n_operands, n_inits, dtypes_, ndims, dimensions):
     return kinds, dims
 
 
-def _reduce_one(x, init, kind, dims):
+def reduce_one(x, init, kind, dims):
     x = jnp.asarray(x)
     init = jnp.asarray(init).astype(x.dtype)
     if kind == "add":
@@ -204,7 +204,7 @@ def _reduce_one(x, init, kind, dims):
 def _reduce_each(xs, inits, kinds, dims, k):
     if k == len(xs):
         return ()
-    return (_reduce_one(xs[k], inits[k], kinds[k], dims),) + \
+    return (reduce_one(xs[k], inits[k], kinds[k], dims),) + \
         _reduce_each(xs, inits, kinds, dims, k + 1)
 
 
@@ -227,5 +227,5 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     kinds, dims = _reduce_spec(computation, len(xs), len(inits), _dtypes(xs, 0),
                                _ndims(xs, 0), dimensions)
     if len(xs) == 1:
-        return _reduce_one(xs[0], inits[0], kinds[0], dims)
+        return reduce_one(xs[0], inits[0], kinds[0], dims)
     return _reduce_each(xs, inits, kinds, dims, 0)

@@ -17,6 +17,7 @@ import astjax.numpy as jnp
 
 from ..random.checks import static_helper  # evaluated while generating code
 from . import elementwise as _lax_ew
+from .reduce import reduce_one
 
 
 def _window_axis(x, fill, k, stride, dilation, lo, hi, base, exact):
@@ -174,14 +175,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                                  window_strides, padding, base_dilation, window_dilation)
     fill = jnp.asarray(identity).astype(x.dtype)
     w = _windows(x, fill, 0, dims, order, strides, pads, base, dilation, modes, 0)
-    init = jnp.asarray(init_value).astype(x.dtype)
-    if kind == "add":
-        return jnp.sum(w, axis=axes, dtype=x.dtype) + init
-    if kind == "mul":
-        return jnp.prod(w, axis=axes, dtype=x.dtype) * init
-    if kind == "max":
-        return jnp.maximum(jnp.max(w, axis=axes), init)
-    return jnp.minimum(jnp.min(w, axis=axes), init)
+    return reduce_one(w, init_value, kind, axes)  # (each window's elements, then init)
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
