@@ -549,6 +549,28 @@ def list_argument_appended_to(x):
     return _grow(hs, x)
 
 
+def _push(hs, x):
+    hs.append(jnp.tanh(x))
+
+
+def _push_twice(hs, x):
+    """Passes the list on to a callee that appends, pops from it, and reads it."""
+    _push(hs, x * hs[0])
+    top = hs.pop()
+    hs.append(top * 2.0)
+    hs.append(jnp.sin(hs[-1]))
+    return jnp.sum(hs[-2])
+
+
+def list_appended_to_by_callees(x):
+    hs = [x]
+    for i in range(3):
+        _push(hs, hs[-1] * 1.5)
+    total = _push_twice(hs, hs[1])
+    hs.append(x * 0.5)
+    return jnp.sum(hs[-2] * hs[0]) + jnp.sum(jnp.stack(hs) ** 2) + total
+
+
 def list_popped(x):
     """``hs.pop()`` as a statement, and a pop whose value is read: each pop's cotangent
     goes back on the list's cotangent list (a discarded one, as zeros)."""

@@ -1,4 +1,6 @@
 """Static analyses of typed A-normal form that reverse mode relies on."""
+import inspect
+
 import gast
 
 from ..ir import anno
@@ -83,6 +85,45 @@ def _stops_cotangents(s):
         isinstance(t, ArrayType) and t.dtype.kind in "biu"))
 
 
+def changed_list_params(spec, seen=frozenset()):
+    """The list parameters (of floating-point elements) that a specialization appends to or
+    pops from, itself or in a callee it passes them to."""
+    if spec is None or getattr(spec, "fdef", None) is None or id(spec) in seen:
+        return set()
+    seen = seen | {id(spec)}
+    lists = {a.id for a in spec.fdef.args.args if isinstance(anno.get(a, "type"), ListType)
+             and any(True for _ in float_leaves(anno.get(a, "type").elt))}
+    out = set()
+    for n in gast.walk(spec.fdef):
+        if not (lists and isinstance(n, gast.Call)):
+            continue
+        if (anno.get(n, "list_append") or anno.get(n, "list_pop")) and \
+                isinstance(n.func.value, gast.Name) and n.func.value.id in lists:
+            out.add(n.func.value.id)
+        out.update(a.id for a in changed_list_arguments(n, seen) if a.id in lists)
+    return out
+
+
+def changed_list_arguments(call, seen=frozenset()):
+    """The variables passed to call ``call`` as list arguments its callee changes."""
+    callee = anno.get(call, "callee") if isinstance(call, gast.Call) else None
+    changed = changed_list_params(callee, seen)
+    if not changed:
+        return []
+    sig = inspect.signature(callee.fn)
+    bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
+    return [bound[p] for p in sig.parameters if p in changed and
+            isinstance(bound.get(p), gast.Name)]
+
+
+def _changing_calls(fdef):
+    """(call, the list variables it changes) for calls whose callee changes a list
+    argument (``push(hs, x)`` appending to ``hs``)."""
+    calls = [n for n in gast.walk(fdef) if isinstance(n, gast.Call) and
+             anno.get(n, "callee") is not None]
+    return [(c, args) for c in calls for args in [changed_list_arguments(c)] if args]
+
+
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
     ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
@@ -108,6 +149,7 @@ def liveness(fdef, out, keys=None):
     assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
     appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
                and anno.get(n.value, "list_append")]
+    changing = _changing_calls(fdef)
     changed = True
     while changed:
         changed = False
@@ -143,6 +185,9 @@ def liveness(fdef, out, keys=None):
         for call in appends:  # a value pushed on a live list is read when popped
             if call.func.value.id in live:
                 changed |= mark_all(call.args[0])
+        for call, lists in changing:  # so is one a callee pushes
+            if any(n.id in live for n in lists):
+                changed |= mark_all(call)
     return live
 
 
@@ -153,6 +198,7 @@ def activity(fdef, seeds):
     assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
     appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
                and anno.get(n.value, "list_append")]
+    changing = _changing_calls(fdef)
     reads = lambda node: any(isinstance(n, gast.Name) and n.id in active
                              for n in gast.walk(node))
     changed = True
@@ -165,6 +211,10 @@ def activity(fdef, seeds):
         for call in appends:  # a list holding such a value
             if call.func.value.id not in active and reads(call):
                 active.add(call.func.value.id)
+                changed = True
+        for call, lists in changing:  # (a callee appending it)
+            if reads(call) and any(n.id not in active for n in lists):
+                active.update(n.id for n in lists)
                 changed = True
     return active
 

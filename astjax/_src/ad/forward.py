@@ -32,7 +32,8 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import ArrayType, ListType, SequenceType, Static
 from . import adlib
-from .analysis import child_key, float_leaves, runtime_index, static_slice_positions
+from .analysis import (changed_list_arguments, child_key, float_leaves, runtime_index,
+                       static_slice_positions)
 from .list_adjoints import holds_float_list
 from .nodes import _ajx, _call, _locate, _statements, _sub, literal_node
 from .reverse import holds, leaf_name, refuse_list_residuals, rule_arguments, tree_expr
@@ -254,6 +255,13 @@ class ForwardMode:
             elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
                 out.append(anno.clean_copy(s))
                 out += [_locate(n, s) for n in self.append(s.value)]
+            elif isinstance(s, gast.Expr) and any(
+                    self.is_active(n) for n in changed_list_arguments(s.value)):
+                # push(hs, x): the callee's jvp appends to hs's tangent list as well (a
+                # statement of its own: an unread result's call would be dead code)
+                call = self.call(s, self.names.fresh("unused"),
+                                 anno.get(s.value, "callee").return_type)[0].value
+                out.append(_locate(gast.Expr(value=call), s))
             else:
                 out.append(anno.clean_copy(s))
         return out

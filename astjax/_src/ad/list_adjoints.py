@@ -12,7 +12,7 @@ import gast
 from ..frontend.naming import assign, const, load, store
 from ..ir import anno
 from ..ir.types import ListType
-from .analysis import float_leaves
+from .analysis import changed_list_arguments, float_leaves
 from .nodes import _ajx, _call, _locate, _renamed, _statements, _sub, literal_node
 
 
@@ -355,20 +355,74 @@ class ListAdjoints:
             name = made[0].value.id
 
     def refuse_changed_list_arguments(self):
-        """A list argument is read only: its cotangent list starts with a zero per element
-        and goes back to the caller, which appends or pops would put out of step."""
+        """A list argument may be appended to or popped from (``changed_params``: its
+        cotangent list comes in as the caller's after the call, and goes back as it
+        stands before it), not assigned."""
         for arg in self.fdef.args.args:
             if not holds_float_list(anno.get(arg, "type")):
                 continue
             for n in gast.walk(self.fdef):
-                changes = isinstance(n, gast.Name) and n.id == arg.id and \
-                    isinstance(n.ctx, gast.Store) or isinstance(n, gast.Call) and \
-                    (anno.get(n, "list_append") or anno.get(n, "list_pop")) and \
-                    n.func.value.id == arg.id
-                if changes:
-                    raise self.error(n, f"differentiating a function that changes its list "
-                                     f"argument {arg.id!r} (appends, pops or assigns it) "
-                                     f"is not supported yet")
+                if isinstance(n, gast.Name) and n.id == arg.id and \
+                        isinstance(n.ctx, gast.Store):
+                    raise self.error(n, f"differentiating a function that assigns its list "
+                                     f"argument {arg.id!r} is not supported yet")
+
+    def changing_call_forward(self, s):
+        """The forward sweep of a call whose callee appends to (or pops from) a list
+        argument: the values it reads are taped, and a copy of each such list as the call
+        finds it (the callee's derivative runs it again on that)."""
+        value = s.value
+        stmts = self.push(self.call_reads(value))
+        for node in changed_list_arguments(value):
+            if node.id not in self.useful:
+                continue
+            copy, k = self.names.fresh(f"{node.id}_before"), self.names.fresh("k")
+            tape = self.tapes.setdefault(("before", id(s), node.id),
+                                         self.names.fresh(f"tape_{node.id}"))
+            stmts += _statements(f"{copy} = []\n"
+                                 f"for {k} in range(len({node.id})):\n"
+                                 f"    {copy}.append({node.id}[{k}])\n"
+                                 f"{tape}.append({copy})\n")
+        return [_locate(t, s) for t in stmts] + [anno.clean_copy(s)]
+
+    def call_reads(self, value):
+        return list(dict.fromkeys(n.id for n in gast.walk(value) if isinstance(n, gast.Name)
+                                  and isinstance(n.ctx, gast.Load) and n.id in self.locals()))
+
+    def changing_call_adjoint(self, s):
+        """The adjoint of a call (``push(hs, x)``, or ``y = grow(hs, x)``) whose callee
+        changes list arguments: its derivative takes each such list's cotangent list as
+        the call left it and returns it as the call found it, which replaces it here."""
+        value = s.value
+        lists = [n for n in changed_list_arguments(value) if n.id in self.useful]
+        if not lists:
+            return []
+        renames = {}
+        stmts = self.pop(self.call_reads(value), renames)
+
+        def val(name, old=True):
+            return load(renames[name][-1]) if renames.get(name) else load(name)
+
+        for node in lists:
+            if self.list_leaves(self.list_root(node.id)) != [()]:
+                raise self.error(s, f"the list {node.id!r} changed by a call holds "
+                                 f"containers: differentiating that is not supported yet")
+            copy = self.names.fresh(f"{node.id}_before")
+            stmts.append(assign(copy, _call(gast.Attribute(value=load(self.tapes[
+                ("before", id(s), node.id)]), attr="pop", ctx=gast.Load()), [])))
+            renames[node.id] = [copy]
+        target = s.targets[0].id if isinstance(s, gast.Assign) else None
+        return stmts + self.call_adjoint(s, anno.get(value, "callee"), target, None, val)
+
+    def replace_list_cotangent(self, lst, ct_expr):
+        """The cotangent list of ``lst`` becomes the list ``ct_expr`` (entry by entry)."""
+        ct = self.list_ct(lst)
+        c, k = self.names.fresh("c"), self.names.fresh("k")
+        return [assign(c, ct_expr)] + _statements(
+            f"for {k} in range(len({ct})):\n"
+            f"    {ct}.pop()\n"
+            f"for {k} in range(len({c})):\n"
+            f"    {ct}.append({c}[{k}])\n")
 
     def plan_remade_lists(self):
         """Lists made more than once on a path (``hs = [hs[-1] * 2.0]`` in a loop and read
@@ -472,21 +526,23 @@ class ListAdjoints:
                     self.cotangent_list_per_trip(lst, loop)
                     continue
             if lst == getattr(self, "output_list", None):
-                stmts += self.seeded_output_list(lst)
+                stmts += self.seeded_output_list(lst, self.seed)
+            elif lst in self.list_in:
+                stmts += self.seeded_output_list(lst, self.list_in[lst])
             else:
                 stmts += self.zeros_for(lst, lst)
         return stmts
 
-    def seeded_output_list(self, lst):
-        """A function returning a list built by append (``jnp.unstack`` in compiled code):
-        its cotangent list starts as the seed, the caller's cotangent list (a copy: the
-        appends' adjoints empty it)."""
+    def seeded_output_list(self, lst, seed):
+        """A function returning a list built by append (``jnp.unstack`` in compiled code),
+        or appending to a list argument: its cotangent list starts as ``seed``, the
+        caller's cotangent list (a copy: the appends' adjoints empty it)."""
         if self.list_leaves(lst) != [()]:
             raise self.error(self.read_lists[lst], "differentiating a function that returns "
-                             "a list of containers is not supported yet")
+                             "or changes a list of containers is not supported yet")
         k = self.names.fresh("k")
-        return _statements(f"for {k} in range(len({self.seed})):\n"
-                           f"    {self.list_ct(lst)}.append({self.seed}[{k}])\n")
+        return _statements(f"for {k} in range(len({seed})):\n"
+                           f"    {self.list_ct(lst)}.append({seed}[{k}])\n")
 
     def zeros_for(self, lst, value):
         """Append to ``lst``'s cotangent lists a zero per element of the list ``value``."""

@@ -26,8 +26,9 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
 from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
 from . import adlib, zero_cotangents
-from .analysis import (activity, child_key, float_leaves, liveness, overwritten,
-                       runtime_index, static_slice_positions)
+from .analysis import (activity, changed_list_arguments, changed_list_params, child_key,
+                       float_leaves, liveness, overwritten, runtime_index,
+                       static_slice_positions)
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
 from .nodes import _ajx, _call, _locate, _names, _renamed, _statements, _sub, literal_node
 
@@ -98,8 +99,9 @@ def split_vjp_functions(spec, live=None, wrt=None):
     f's backward sweep reads. None for a custom rule, or a function whose derivative is
     being written (recursion), or a ``checkpoint``'s wrapper: callers then call ``*_vjp``,
     which reruns the forward sweep."""
-    if getattr(spec.fn, "custom_rule", None) is not None or getattr(spec.fn, "checkpoint", False):
-        return None
+    if getattr(spec.fn, "custom_rule", None) is not None or \
+            getattr(spec.fn, "checkpoint", False) or changed_list_params(spec):
+        return None  # (a callee changing a list argument takes that list's cotangent too)
     live = None if live is None else frozenset(live)
     wrt = None if wrt is None else frozenset(wrt)
     key = (id(spec), live, wrt, "split")
@@ -246,8 +248,17 @@ class ReverseMode(ListAdjoints):
                        for p in self.params}
         self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
+        # a list argument appended to is an output too: its cotangent list comes in (after
+        # g) as the caller's after the call, and goes back as the call found it
+        changed = changed_list_params(self.spec)
+        self.list_in = {p: self.names.fresh(f"d_{p}_after") for p in self.params
+                        if p in changed}
+        for p in self.list_in:
+            self.useful.update({k: None for k in liveness(self.fdef, p)})
+            self.read_lists.setdefault(p, ret)
         if self.wrt is not None:  # only what depends on those inputs needs an adjoint
-            self.active = activity(self.fdef, {self.params[i] for i in self.wrt})
+            self.active = activity(self.fdef, {self.params[i] for i in self.wrt} |
+                                   set(self.list_in))
             self.useful = {k: v for k, v in self.useful.items() if k in self.active}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         for arg in self.fdef.args.args:
@@ -287,7 +298,8 @@ class ReverseMode(ListAdjoints):
         body = init + forward + backward + [gast.Return(value=result)]
         for node in body:
             _locate(node, ret)
-        fn.set_body(function_def(f"{self.fdef.name}_vjp", self.params + [g], body))
+        fn.set_body(function_def(f"{self.fdef.name}_vjp",
+                                 self.params + [g] + list(self.list_in.values()), body))
 
     def write_split(self, fwd, bwd, init, forward, backward, out, grads, g, ret):
         """The two sweeps as two functions (True), or False where they cannot be split.
@@ -417,6 +429,11 @@ class ReverseMode(ListAdjoints):
                 self.generated[id(s)] = loop
                 out.append(_locate(loop, s))
                 out += self.push([trips])
+            elif isinstance(s, (gast.Assign, gast.Expr)) and changed_list_arguments(s.value):
+                out += self.changing_call_forward(s)
+                if isinstance(s, gast.Assign):
+                    out += self.element_cotangents(s.targets[0].id,
+                                                   anno.get(s.targets[0], "type"))
             elif isinstance(s, gast.Assign):
                 reads = self.reads(s)
                 target = s.targets[0].id
@@ -540,8 +557,8 @@ class ReverseMode(ListAdjoints):
     def reads(self, s):
         """Variables whose values the backward sweep needs for statement ``s``, in order."""
         value, target = s.value, s.targets[0].id
-        if not self.needs_values(s):
-            return []
+        if not self.needs_values(s) or changed_list_arguments(value):
+            return []  # (a call changing a list tapes its own: changing_call_forward)
         if anno.get(value, "list_pop"):
             return [target]  # its cotangent goes back on the list shaped like it
         index = runtime_index(value, self.locals())
@@ -639,6 +656,8 @@ class ReverseMode(ListAdjoints):
                 self.loop_bodies[id(s)].append(loop.body)
                 self.merges[id(loop)] = s
                 out.append(loop)
+            elif isinstance(s, (gast.Assign, gast.Expr)) and changed_list_arguments(s.value):
+                out += [_locate(n, s) for n in self.changing_call_adjoint(s)]
             elif isinstance(s, gast.Assign):
                 out += [_locate(n, s) for n in self.adjoint(s) + self.restore_replaced_list(s)]
             elif isinstance(s, gast.Expr) and anno.get(s.value, "list_append"):
@@ -855,7 +874,25 @@ class ReverseMode(ListAdjoints):
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
         args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         stmts = []
-        if holds_float_list(t):
+        changed = changed_list_params(callee)
+        extra = []  # the cotangent lists of lists the callee changes (see changing_call_adjoint)
+        for name in sig.parameters:
+            if name in changed:
+                lst = self.list_root(bound.arguments[name].id)
+                if lst not in self.useful:
+                    raise self.error(s, f"differentiating a call that changes list {lst!r}, "
+                                     f"which the result does not read, is not supported yet")
+                self.read_lists.setdefault(lst, s)
+                extra.append(load(self.list_ct(lst)))
+        emptied = []
+        if t is None:  # (changing_call_adjoint): the result's cotangent, or zeros
+            t = anno.get(s.targets[0], "type") if target is not None else None
+            if target is None or target not in self.useful or isinstance(t, Static):
+                t = None
+        if t is None:
+            seed = self.assemble(callee.return_type, lambda path, leaf_type: const(
+                0.0 if leaf_type.dtype.kind in "fc" else None))
+        elif holds_float_list(t):
             # a list returned (``jnp.unstack``): the callee's derivative takes its cotangent
             # list, which (filled by read_lists_init, kept by the reads) ends here
             self.read_lists.setdefault(target, s)
@@ -864,7 +901,7 @@ class ReverseMode(ListAdjoints):
             emptied = _statements(f"for {k} in range(len({seed.id})):\n"
                                   f"    {seed.id}.pop()\n")
         else:
-            seed, emptied = self.container_seed(target, t, stmts, val(target, old=False)), []
+            seed = self.container_seed(target, t, stmts, val(target, old=False))
         r = self.names.fresh("r")
         if id(s) in self.residuals:  # the forward sweep ran the callee's: its backward one
             bwd, res = self.residuals[id(s)]
@@ -874,11 +911,14 @@ class ReverseMode(ListAdjoints):
         else:
             # only the elements used here (and, see call_wrt, the arguments that need it)
             fn = vjp_function(callee, self.useful.get(target), self.call_wrt(value, callee))
-            stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__), args + [seed])))
+            stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__),
+                                         args + [seed] + extra)))
             cts = (lambda k: _sub(load(r), (1, k)))
         for k, name in enumerate(sig.parameters):
             node = bound.arguments.get(name)
-            if isinstance(node, gast.Name) and node.id in self.locals() and \
+            if name in changed:
+                stmts += self.replace_list_cotangent(self.list_root(node.id), cts(k))
+            elif isinstance(node, gast.Name) and node.id in self.locals() and \
                     holds_float_list(anno.get(node, "type")):
                 stmts += self.list_argument_adjoint(s, node.id, cts(k), callee)
             elif node is not None:
