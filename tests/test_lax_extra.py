@@ -33,14 +33,6 @@ def assert_both(fn, args, want, rtol=1e-6, atol=0.0, dtype=None):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
-@pytest.fixture
-def x64():
-    before = astjax.config.jax_enable_x64
-    astjax.config.update("jax_enable_x64", True)
-    yield
-    astjax.config.update("jax_enable_x64", before)
-
-
 # --- bits ------------------------------------------------------------------------------------
 
 def bits32(x, s):
