@@ -396,6 +396,8 @@ def test_r_and_c_of_run_time_arrays_in_compiled_code():
     np.testing.assert_allclose(g, 2 * x + 4 * x ** 3, rtol=1e-6)
     got = astjax.vmap(lambda r: jnp.r_[r, 0, r])(np.stack([x, 2 * x]))
     np.testing.assert_array_equal(got, [[0.5, -1, 2, 0, 0.5, -1, 2], [1, -2, 4, 0, 1, -2, 4]])
+    got = astjax.jit(lambda i: jnp.r_[i, [5, 6]])(i)  # a list item (JAX's value)
+    assert got.dtype == np.int32 and got.tolist() == [1, 2, 3, 5, 6]
     with pytest.raises(TypeError, match="slice in this index needs constant bounds"):
         astjax.jit(lambda x, n: jnp.r_[x, 0:n])(x, 2)
 

@@ -432,6 +432,20 @@ def test_out_of_bounds_mode_errors_in_compiled_code():
         astjax.jit(lambda x: x.at[0].set(1.0, mode="drop", fill_value=1.0))(M)
 
 
+def test_a_list_inside_a_tuple_index_compiles():
+    # an index array, as eagerly and in JAX (it was "a list as the index is not supported")
+    def f(x):
+        return x[0, [1, 2]], x.at[1, [0, 2]].add(1.0)
+
+    got = astjax.jit(f)(M)
+    np.testing.assert_array_equal(got[0], [2, 3])
+    np.testing.assert_array_equal(got[1], [[1, 2, 3], [5, 5, 7]])
+    g = astjax.grad(lambda x: x[1, [0, 2, 2]].sum())(M)
+    np.testing.assert_array_equal(g, [[0, 0, 0], [1, 0, 2]])
+    with pytest.raises(TypeError, match="a list as the index is not supported"):
+        astjax.jit(lambda x: x[[0, 1]])(M)  # the whole index a list: refused, as in JAX
+
+
 # --- compiled code agrees with eager --------------------------------------------------------------
 
 def jit_agrees(fn, *args):

@@ -307,7 +307,9 @@ class ANF:
             return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
         if isinstance(idx, gast.Tuple) and not any(isinstance(x, gast.Starred)
                                                    for x in idx.elts):  # (x[*i, 0]: a tuple)
-            return gast.Tuple(elts=[self.index(x, pre, where) for x in idx.elts],
+            # a list inside the tuple is an index array (x[0, [1, 2]]), as in JAX
+            return gast.Tuple(elts=[a(x) if isinstance(x, gast.List) else
+                                    self.index(x, pre, where) for x in idx.elts],
                               ctx=gast.Load())
         if isinstance(idx, gast.List):  # as eager indexing (and JAX) says
             raise self.parsed.error(idx, "a list as the index is not supported (as in JAX); "
