@@ -1,6 +1,7 @@
 """custom_jvp / custom_vjp of a nested function that captured run-time values, defined
 (with decorators or by calls) and called inside compiled code (ad/custom_closures.py):
 values as JAX 0.10.2 gives for the same functions, written as literals."""
+import inspect
 from functools import partial
 
 import numpy as np
@@ -126,3 +127,24 @@ def test_numba(numba_backend):
     np.testing.assert_allclose(f(1.0, 2.0), RULE_TWICE[1], rtol=1e-6)
     (compiled,) = f.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
+
+
+def _apply(fn, x):
+    return fn(x)  # a custom function of a nested function, called in another function
+
+
+def passes_the_custom_function_on(x, y):
+    @astjax.custom_jvp
+    def g(z):
+        return jnp.sin(z) * y
+
+    g.defjvp(lambda p, t: (jnp.sin(p[0]) * y, t[0]))
+    return _apply(g, x)
+
+
+def test_called_where_its_rule_is_not_is_a_located_error():
+    # (the rule's variables are read where it is called: elsewhere they are not in scope)
+    with pytest.raises(TypeError, match="can be called only in the function that defines "
+                       "its rule") as info:
+        astjax.jit(passes_the_custom_function_on)(1.0, 2.0)
+    assert info.value.lineno == inspect.getsourcelines(_apply)[1] + 1

@@ -19,8 +19,9 @@ values exist only at run time. So:
   values as constants: no derivative reaches them through the custom function (JAX raises
   an error when one would).
 
-Inside the rule itself (where the variable holding the rule is not in scope) a call of
-the custom function is a call of its primal: JAX's rules call the function for its value.
+Inside the rule itself a call of the custom function is a call of its primal (JAX's rules
+call the function for its value); elsewhere than where the rule was defined (the function
+passed to another one), a located error.
 """
 import gast
 
@@ -45,17 +46,22 @@ def define_rule(typer, node, custom, attr, args, kwargs):
         raise typer.error(node, f"{type(custom).__name__} of a nested function in compiled "
                           f"code takes its rule{'s' * (n > 1)} by "
                           f"{'defjvp(jvp)' if n == 1 else 'defvjp(fwd, bwd)'} only")
+    from ..ir.infer import closure_function
     from ..ir.types import Static
-    rules = []
+    rules, functions = [], set()
     for a, t in zip(node.args, args):
         if isinstance(t, Static):  # a function of constants only: a constant
             _shared(t.value)
             rules.append(("static", t))
+            functions.add(closure_function(t) or t.value)
         elif isinstance(a, gast.Name):
-            rules.append(("name", a.id))
+            rules.append(("name", a.id, t))
+            functions.add(closure_function(t))
         else:
             raise typer.error(node, f"{attr}(): pass the rule as a variable")
     custom.closure_rules = tuple(rules)
+    # (where the rules' variables are in scope, and the rules themselves)
+    custom.rule_home, custom.rule_functions = typer.parsed.fn, functions
     if n == 1:  # the rule itself, as JAX's defjvp returns it (@h.defjvp on a def)
         return typer.call_generated(node, "def defjvp_rule(_r):\n    return _r\n",
                                     node.args, args)
@@ -69,17 +75,34 @@ def call(typer, node, custom, t, args, kwargs, env):
     if recorded is None:
         raise typer.error(node, f"{custom.fun.__name__} is a {type(custom).__name__} function "
                           f"with no rule yet: call .{custom.definer}(...) first")
-    if any(kind == "name" and what not in env for kind, what in recorded):
-        # inside the rule (it reads the function for its value): the primal
+    where = next((f for f in _lineage(typer.parsed.fn)
+                  if f in custom.rule_functions or f is custom.rule_home), None)
+    if where in custom.rule_functions:
+        # inside a rule (it reads the function for its value): the primal
         return typer.user_call(node, custom.fun, args, kwargs)
-    nodes = [gast.Name(id=what, ctx=gast.Load(), annotation=None, type_comment=None)
-             if kind == "name" else gast.Constant(value=what.value, kind=None)
-             for kind, what in recorded]
+    if where is None or any(
+            r[0] == "name" and (r[1] not in env or env[r[1]] != r[2]) for r in recorded):
+        raise typer.error(node, f"{custom.fun.__name__}: a {type(custom).__name__} function "
+                          f"of a nested function can be called only in the function that "
+                          f"defines its rule, after that, and in the rule itself")
+    nodes = [gast.Name(id=r[1], ctx=gast.Load(), annotation=None, type_comment=None)
+             if r[0] == "name" else gast.Constant(value=r[1].value, kind=None)
+             for r in recorded]
     rules = [typer.atom(n, env) for n in nodes]
     with_rules = _with_rules(custom, tuple(rules))
     node.func = gast.Constant(value=with_rules, kind=None)
     node.args = node.args[:1] + nodes + node.args[1:]
     return typer.user_call(node, with_rules, [args[0]] + rules + list(args[1:]), kwargs)
+
+
+def _lineage(fn):
+    """``fn``, then the functions it was made from: a generated function's (a derivative's)
+    origin, a nested function's enclosing one."""
+    seen = []
+    while fn is not None and not any(fn is f for f in seen):
+        seen.append(fn)
+        yield fn
+        fn = getattr(getattr(fn, "origin", None), "fn", None)
 
 
 def _with_rules(custom, rule_types):
