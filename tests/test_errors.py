@@ -98,3 +98,36 @@ def test_an_error_in_numba_code_names_the_users_line():
             assert f"bad_programs.py:{mark_line('product')}" in str(info.value)
     finally:
         astjax.config.update("astjax_jit_backend", before)
+
+
+def _unpack_rows(x):
+    a, b = x  # UNPACK-ROWS
+    return a * b
+
+
+def test_unpacking_an_array_checks_its_length():
+    """``a, b = x`` with x of 3 rows silently took rows 0 and 1 in compiled code; Python
+    (and JAX, iterating a tracer) raise ValueError. The length is a run-time size, so the
+    check runs when the code runs, on both backends; a tuple's is decided while the code is
+    generated."""
+    import inspect
+    line = next(k for k, text in enumerate(inspect.getsource(_unpack_rows).splitlines())
+                if "UNPACK-ROWS" in text) + _unpack_rows.__code__.co_firstlineno
+    jitted = astjax.jit(_unpack_rows)
+    np.testing.assert_array_equal(jitted(np.float32([[1, 2], [3, 4]])), [3, 8])
+    with pytest.raises(ValueError, match=rf"test_errors.py:{line}: too many values to "
+                                         rf"unpack \(expected 2\)"):
+        jitted(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 2, got 1\)"):
+        jitted(np.ones((1, 2), np.float32))
+    with pytest.raises(ValueError, match=r"too many values to unpack \(expected 2\)"):
+        astjax.jit(_unpack_rows)((1.0, 2.0, 3.0))
+
+
+def test_unpacking_an_array_checks_its_length_on_numba(numba_backend):
+    jitted = astjax.jit(_unpack_rows)
+    np.testing.assert_array_equal(jitted(np.float32([[1, 2], [3, 4]])), [3, 8])
+    with pytest.raises(ValueError, match=r"too many values to unpack \(expected 2\)"):
+        jitted(np.ones((3, 2), np.float32))
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason

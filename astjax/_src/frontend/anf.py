@@ -168,6 +168,8 @@ class ANF:
                                             type_comment=None), where))
         elif isinstance(target, (gast.Tuple, gast.List)):
             seq = value if isinstance(value, gast.Name) else self.bind(value, pre, where)
+            for check in _length_checks(seq.id, len(target.elts), where):
+                pre.extend(self.statement(check))
             for k, elt in enumerate(target.elts):
                 item = gast.Subscript(value=load(seq.id), slice=const(k), ctx=gast.Load())
                 if not isinstance(elt, gast.Name):
@@ -336,6 +338,22 @@ class ANF:
             inner.append(node)
             inner = body
         return load(out)
+
+
+def _length_checks(seq, n, where):
+    """Python's errors for unpacking ``seq`` into ``n`` names, as statements: decided while
+    code is generated for a tuple, when it runs for an array (its length is a run-time
+    size)."""
+    source = (f"if len({seq}) > {n}:\n"
+              f"    raise ValueError('too many values to unpack (expected {n})')\n"
+              f"if len({seq}) < {n}:\n"
+              f"    raise ValueError(f'not enough values to unpack (expected {n}, got "
+              f"{{len({seq})}})')\n")
+    checks = gast.parse(source).body
+    for node in gast.walk(gast.Module(body=checks, type_ignores=[])):
+        if isinstance(node, (gast.stmt, gast.expr)):  # (at the user's line)
+            node.lineno, node.col_offset = where.lineno, where.col_offset
+    return checks
 
 
 def _same_arity(target, value):
