@@ -12,7 +12,7 @@ import gast
 from ..frontend.naming import assign, const, load, store
 from ..ir import anno
 from ..ir.types import ListType
-from .analysis import changed_list_arguments, float_leaves
+from .analysis import changed_list_arguments, changed_list_params, float_leaves
 from .nodes import _ajx, _call, _locate, _renamed, _statements, _sub, literal_node
 
 
@@ -358,9 +358,14 @@ class ListAdjoints:
         """A list argument may be appended to or popped from (``changed_params``: its
         cotangent list comes in as the caller's after the call, and goes back as it
         stands before it), not assigned."""
+        changed = changed_list_params(self.spec)
         for arg in self.fdef.args.args:
             if not holds_float_list(anno.get(arg, "type")):
                 continue
+            if arg.id in changed and arg.id not in self.list_in:
+                raise self.error(arg, f"differentiating a function that changes its list "
+                                 f"argument {arg.id!r} here (not called from compiled "
+                                 f"code) is not supported yet")
             for n in gast.walk(self.fdef):
                 if isinstance(n, gast.Name) and n.id == arg.id and \
                         isinstance(n.ctx, gast.Store):
@@ -405,6 +410,11 @@ class ListAdjoints:
 
         for node in lists:
             if self.list_leaves(self.list_root(node.id)) != [()]:
+                if not re.search(rf"\b{node.id}\b", "".join(self.spec.parsed.lines)):
+                    # (the copy of the list that the derivative of push(hs, x) tapes)
+                    raise self.error(s, "differentiating the derivative (second order) of "
+                                     "code whose callee appends to a list argument is not "
+                                     "supported yet")
                 raise self.error(s, f"the list {node.id!r} changed by a call holds "
                                  f"containers: differentiating that is not supported yet")
             copy = self.names.fresh(f"{node.id}_before")
@@ -413,16 +423,6 @@ class ListAdjoints:
             renames[node.id] = [copy]
         target = s.targets[0].id if isinstance(s, gast.Assign) else None
         return stmts + self.call_adjoint(s, anno.get(value, "callee"), target, None, val)
-
-    def replace_list_cotangent(self, lst, ct_expr):
-        """The cotangent list of ``lst`` becomes the list ``ct_expr`` (entry by entry)."""
-        ct = self.list_ct(lst)
-        c, k = self.names.fresh("c"), self.names.fresh("k")
-        return [assign(c, ct_expr)] + _statements(
-            f"for {k} in range(len({ct})):\n"
-            f"    {ct}.pop()\n"
-            f"for {k} in range(len({c})):\n"
-            f"    {ct}.append({c}[{k}])\n")
 
     def plan_remade_lists(self):
         """Lists made more than once on a path (``hs = [hs[-1] * 2.0]`` in a loop and read
@@ -525,24 +525,16 @@ class ListAdjoints:
                 if loop is not None:
                     self.cotangent_list_per_trip(lst, loop)
                     continue
-            if lst == getattr(self, "output_list", None):
-                stmts += self.seeded_output_list(lst, self.seed)
-            elif lst in self.list_in:
-                stmts += self.seeded_output_list(lst, self.list_in[lst])
+            if lst in self.list_in or self.in_place and lst == getattr(self, "output_list",
+                                                                        None):
+                continue  # the caller's (see _build)
+            if lst == getattr(self, "output_list", None):  # the seed, copied
+                k = self.names.fresh("k")
+                stmts += _statements(f"for {k} in range(len({self.seed})):\n"
+                                     f"    {self.list_ct(lst)}.append({self.seed}[{k}])\n")
             else:
                 stmts += self.zeros_for(lst, lst)
         return stmts
-
-    def seeded_output_list(self, lst, seed):
-        """A function returning a list built by append (``jnp.unstack`` in compiled code),
-        or appending to a list argument: its cotangent list starts as ``seed``, the
-        caller's cotangent list (a copy: the appends' adjoints empty it)."""
-        if self.list_leaves(lst) != [()]:
-            raise self.error(self.read_lists[lst], "differentiating a function that returns "
-                             "or changes a list of containers is not supported yet")
-        k = self.names.fresh("k")
-        return _statements(f"for {k} in range(len({seed})):\n"
-                           f"    {self.list_ct(lst)}.append({seed}[{k}])\n")
 
     def zeros_for(self, lst, value):
         """Append to ``lst``'s cotangent lists a zero per element of the list ``value``."""
@@ -622,7 +614,17 @@ class ListAdjoints:
             raise self.error(s, "differentiating a list taken out of a container (or a "
                              "derivative that passes lists between functions, at second "
                              "order) is not supported yet")
-        for n in gast.walk(value):
+        # a list in a tuple display (a derivative's result holding the primal list) gets
+        # no cotangent (taking it out of the tuple to read it is refused above): zeros, which
+        # its appends' adjoints pop
+        parts = [value]
+        if isinstance(value, gast.Tuple):
+            parts = [e for e in value.elts if not isinstance(e, gast.Name)]
+            for e in value.elts:
+                if isinstance(e, gast.Name) and e.id in self.locals() and \
+                        holds_float_list(anno.get(e, "type")):
+                    self.read_lists.setdefault(self.list_root(e.id), s)
+        for n in (n for part in parts for n in gast.walk(part)):
             if isinstance(n, gast.Name) and n.id in self.locals() and \
                     holds_float_list(anno.get(n, "type")):
                 if not re.search(rf"\b{n.id}\b", "".join(self.spec.parsed.lines)):

@@ -35,7 +35,15 @@ from .nodes import _ajx, _call, _locate, _names, _renamed, _statements, _sub, li
 _CACHE = {}  # id of a Specialization -> (spec, SyntheticFunction)
 
 
-def vjp_function(spec, live=None, wrt=None):
+def _passes_lists(spec, in_place):
+    """Whether the derivative of ``spec`` takes its list arguments' cotangent lists (and
+    its returned list's) from the caller, to add to in place (``in_place``: asked for by
+    a caller in compiled code, see call_adjoint), rather than returning them."""
+    return bool(in_place) and (holds_float_list(spec.return_type) or any(
+        holds_float_list(t) for t in spec.arg_types))
+
+
+def vjp_function(spec, live=None, wrt=None, in_place=False):
     """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
 
     ``live``: None when the whole output gets a cotangent, else the keys of the
@@ -43,6 +51,7 @@ def vjp_function(spec, live=None, wrt=None):
     ``wrt``: None for every input's cotangent, else the positions of the inputs whose
     cotangents are wanted; the others' are zeros, and nothing that depends on them alone
     is differentiated.
+    ``in_place``: see ``_passes_lists``.
     """
     live = None if live is None else frozenset(live)
     wrt = None if wrt is None else frozenset(wrt)
@@ -55,12 +64,14 @@ def vjp_function(spec, live=None, wrt=None):
             _CACHE[key] = hit = (spec, fn)  # named first: the rule may call the function
             custom.vjp_function(spec, fn)
         return hit[1]
-    key = (id(spec), live, wrt)
+    in_place = _passes_lists(spec, in_place)
+    key = (id(spec), live, wrt, in_place)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
-        mode = ReverseMode(spec, live, wrt)
+        mode = ReverseMode(spec, live, wrt, in_place)
         suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
         suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
+        suffix += "_in_place" if in_place else ""
         fn = SyntheticFunction(f"{spec.name}_vjp{suffix}", None, mode.namespace, spec.parsed)
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         mode.build(fn)
@@ -92,7 +103,7 @@ def refuse_list_residuals(spec):
         raise SplitRefused(spec.name)
 
 
-def split_vjp_functions(spec, live=None, wrt=None):
+def split_vjp_functions(spec, live=None, wrt=None, in_place=False):
     """``<name>_fwd(x...) -> (f(x...), residuals)`` and ``<name>_bwd(x..., residuals, g) ->
     (dx...)``: the forward and backward sweeps of ``vjp_function(spec, live)`` as two
     functions (cached), so a caller runs f's forward sweep once, in its own, and keeps what
@@ -104,14 +115,16 @@ def split_vjp_functions(spec, live=None, wrt=None):
         return None  # (a callee changing a list argument takes that list's cotangent too)
     live = None if live is None else frozenset(live)
     wrt = None if wrt is None else frozenset(wrt)
-    key = (id(spec), live, wrt, "split")
+    in_place = _passes_lists(spec, in_place)
+    key = (id(spec), live, wrt, "split", in_place)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
         if id(spec) in _BUILDING:
             return None
-        mode = ReverseMode(spec, live, wrt)
+        mode = ReverseMode(spec, live, wrt, in_place)
         suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
         suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
+        suffix += "_in_place" if in_place else ""
         fwd = SyntheticFunction(f"{spec.name}_fwd{suffix}", None, mode.namespace, spec.parsed)
         bwd = SyntheticFunction(f"{spec.name}_bwd{suffix}", None, mode.namespace, spec.parsed)
         split = (fwd, bwd) if mode.build(fwd, bwd) else None
@@ -149,8 +162,9 @@ def tree_expr(t, leaf, ref, path=()):
 
 
 class ReverseMode(ListAdjoints):
-    def __init__(self, spec, live=None, wrt=None):
+    def __init__(self, spec, live=None, wrt=None, in_place=False):
         refuse_list_residuals(spec)
+        self.in_place = in_place  # (see _passes_lists)
         self.spec = spec
         self.parsed = spec.parsed
         self.fdef = spec.fdef
@@ -248,17 +262,19 @@ class ReverseMode(ListAdjoints):
                        for p in self.params}
         self.useful = liveness(self.fdef, out.id, self.live) \
             if isinstance(out, gast.Name) else {}
-        # a list argument appended to is an output too: its cotangent list comes in (after
-        # g) as the caller's after the call, and goes back as the call found it
+        # a list argument's cotangent list is the caller's, passed (after g) and added to
+        # in place: no list inside the result, so a second derivative differentiates
+        # calls that change list arguments, not lists taken out of tuples. One the function
+        # appends to is an output too: the list comes as the call left it and goes back
+        # as the call found it
         changed = changed_list_params(self.spec)
-        self.list_in = {p: self.names.fresh(f"d_{p}_after") for p in self.params
-                        if p in changed}
-        for p in self.list_in:
+        self.list_in = [p for p in self.params if self.in_place and
+                        holds_float_list(anno.get(self.arg_node(p), "type"))]
+        for p in changed:
             self.useful.update({k: None for k in liveness(self.fdef, p)})
-            self.read_lists.setdefault(p, ret)
         if self.wrt is not None:  # only what depends on those inputs needs an adjoint
             self.active = activity(self.fdef, {self.params[i] for i in self.wrt} |
-                                   set(self.list_in))
+                                   set(changed))
             self.useful = {k: v for k, v in self.useful.items() if k in self.active}
         forward = [assign(new, load(p)) for p, new in self.inputs.items() if new != p]
         for arg in self.fdef.args.args:
@@ -272,9 +288,10 @@ class ReverseMode(ListAdjoints):
             for path, _ in float_leaves(out_type):
                 if self.live is None or path[0] in self.live:
                     backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
-            if holds_float_list(out_type):  # (see seeded_output_list)
-                self.seed, self.output_list = g, self.list_root(out.id)
+            if holds_float_list(out_type):  # a returned list's: the caller's, in place
+                self.output_list = self.list_root(out.id)
                 self.read_lists.setdefault(self.output_list, ret)
+                self.seed = g  # (not in place: copied, read_lists_init)
         self.refuse_changed_list_arguments()
         swept = self.backward(body[:-1])
         backward += self.read_lists_init() + swept
@@ -286,20 +303,27 @@ class ReverseMode(ListAdjoints):
             zero_cotangents.settle(self, forward, backward, _names(grads, gast.Load))
         backward = self.settle_unset(backward)
         # every cotangent starts as the weak zero 0.0; tapes start empty
+        # (parameters named as the cotangent lists themselves: no other name for them, so
+        # that a second derivative sees the callee change its parameter)
+        passed = [self.list_ct(p) for p in self.list_in]
+        if getattr(self, "output_list", None) is not None and self.in_place:
+            g = self.list_ct(self.output_list)
         init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
-                       else const(0.0)) for name in self.cts.values()]
+                       else const(0.0)) for name in self.cts.values()
+                if name not in passed and name != g]
         init += [assign(name, const(True)) for name in self.unset_flags.values()]
         init += [assign(name, gast.List(elts=[], ctx=gast.Load())) for name in
                  self.tapes.values()]
         grads = gast.Tuple(elts=grads, ctx=gast.Load())
         if bwd is not None:
-            return self.write_split(fn, bwd, init, forward, backward, out, grads, g, ret)
+            return self.write_split(fn, bwd, init, forward, backward, out, grads, [g] + passed,
+                                    ret)
         result = gast.Tuple(elts=[anno.clean_copy(out), grads], ctx=gast.Load())
         body = init + forward + backward + [gast.Return(value=result)]
         for node in body:
             _locate(node, ret)
         fn.set_body(function_def(f"{self.fdef.name}_vjp",
-                                 self.params + [g] + list(self.list_in.values()), body))
+                                 self.params + [g] + passed, body))
 
     def write_split(self, fwd, bwd, init, forward, backward, out, grads, g, ret):
         """The two sweeps as two functions (True), or False where they cannot be split.
@@ -336,16 +360,23 @@ class ReverseMode(ListAdjoints):
         for node in fwd_body + bwd_body:
             _locate(node, ret)
         fwd.set_body(function_def(fwd.__name__, self.params, fwd_body))
-        bwd.set_body(function_def(bwd.__name__, self.params + [res, g], bwd_body))
+        bwd.set_body(function_def(bwd.__name__, self.params + [res] + g, bwd_body))
         return True
+
+    def arg_node(self, name):
+        return next(a for a in self.fdef.args.args if a.id == name)
 
     def assemble(self, t, leaf):
         return tree_expr(t, leaf, lambda value: self.global_ref(value, "_" + value.__name__))
 
     def final_cotangent(self, var, t, out):
         """Expression for the cotangent of argument ``var``, shaped like its input value (a
-        list argument's: a list, None where nothing read it)."""
-        if holds_float_list(t):
+        list argument's is the caller's list, added to in place: its length stands there,
+        a value known at run time only, so that the call is not folded away as a constant
+        where the other cotangents are None)."""
+        if holds_float_list(t) and var in self.list_in:
+            return _call(load("len"), [load(self.list_ct(var))])
+        if holds_float_list(t):  # (not in place: returned)
             return load(self.list_ct(var)) if var in self.read_lists else const(None)
 
         def leaf(path, leaf_type):
@@ -465,7 +496,7 @@ class ReverseMode(ListAdjoints):
                 s.targets[0].id not in self.useful or not self.has_float_input(s.value):
             return [anno.clean_copy(s)]
         split = split_vjp_functions(callee, self.useful.get(s.targets[0].id),
-                                    self.call_wrt(s.value, callee))
+                                    self.call_wrt(s.value, callee), in_place=True)
         if split is None:
             return [anno.clean_copy(s)]
         pair, res = self.names.fresh("pair"), self.names.fresh("res")
@@ -875,15 +906,24 @@ class ReverseMode(ListAdjoints):
         args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         stmts = []
         changed = changed_list_params(callee)
-        extra = []  # the cotangent lists of lists the callee changes (see changing_call_adjoint)
-        for name in sig.parameters:
-            if name in changed:
-                lst = self.list_root(bound.arguments[name].id)
-                if lst not in self.useful:
-                    raise self.error(s, f"differentiating a call that changes list {lst!r}, "
-                                     f"which the result does not read, is not supported yet")
-                self.read_lists.setdefault(lst, s)
-                extra.append(load(self.list_ct(lst)))
+        in_place = getattr(callee.fn, "custom_rule", None) is None
+        extra = []  # the cotangent lists of list arguments, added to in place (see _build)
+        for name, param_type in zip(sig.parameters, callee.arg_types):
+            node = bound.arguments.get(name)
+            if not (in_place and holds_float_list(param_type)):
+                continue
+            if not (isinstance(node, gast.Name) and node.id in self.locals()):
+                raise self.error(s, f"differentiating a call of {callee.fn.__name__}() with "
+                                 f"a list that is not a variable is not supported yet")
+            lst = self.list_root(node.id)
+            if name in changed and lst not in self.useful:
+                raise self.error(s, f"differentiating a call that changes list {lst!r}, "
+                                 f"which the result does not read, is not supported yet")
+            if self.list_leaves(lst) != [()]:
+                raise self.error(s, f"the list {lst!r} passed to {callee.fn.__name__}() "
+                                 f"holds containers: differentiating that is not supported yet")
+            self.read_lists.setdefault(lst, s)
+            extra.append(load(self.list_ct(lst)))
         emptied = []
         if t is None:  # (changing_call_adjoint): the result's cotangent, or zeros
             t = anno.get(s.targets[0], "type") if target is not None else None
@@ -906,18 +946,19 @@ class ReverseMode(ListAdjoints):
         if id(s) in self.residuals:  # the forward sweep ran the callee's: its backward one
             bwd, res = self.residuals[id(s)]
             stmts.append(assign(r, _call(self.global_ref(bwd, bwd.__name__),
-                                         args + [load(res), seed])))
+                                         args + [load(res), seed] + extra)))
             cts = (lambda k: _sub(load(r), (k,)))
         else:
             # only the elements used here (and, see call_wrt, the arguments that need it)
-            fn = vjp_function(callee, self.useful.get(target), self.call_wrt(value, callee))
+            fn = vjp_function(callee, self.useful.get(target), self.call_wrt(value, callee),
+                              in_place=True)
             stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__),
                                          args + [seed] + extra)))
             cts = (lambda k: _sub(load(r), (1, k)))
         for k, name in enumerate(sig.parameters):
             node = bound.arguments.get(name)
-            if name in changed:
-                stmts += self.replace_list_cotangent(self.list_root(node.id), cts(k))
+            if in_place and holds_float_list(callee.arg_types[k]):
+                continue  # (added to in place)
             elif isinstance(node, gast.Name) and node.id in self.locals() and \
                     holds_float_list(anno.get(node, "type")):
                 stmts += self.list_argument_adjoint(s, node.id, cts(k), callee)
