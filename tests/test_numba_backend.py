@@ -339,6 +339,20 @@ def test_multi_use_values_share_one_loop(numba_backend):
     assert len(top_level_loops) == 4, source  # a..frexp, w1, w2, a + c
 
 
+def frexp_first(x):
+    return jnp.frexp(x)[0] * 2.0 - jnp.frexp(x)[1]
+
+
+def test_a_loop_led_by_frexp(numba_backend):
+    """A fused loop whose first statement is a frexp (a pair per element) crashed the
+    emitter ('SequenceType' object has no attribute 'ndim') instead of compiling."""
+    x = np.float32([1.5, 3.0, 0.25, -7.0, 0.0])
+    got, compiled = _run(frexp_first, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    m, e = np.frexp(x)
+    np.testing.assert_array_equal(got, m * 2.0 - e)
+
+
 def broadcasts(x, y):
     a = jnp.broadcast_to(x, (4, 3)) * y         # a static shape
     b = jnp.broadcast_to(x[0], y.shape) + a     # a shape read at run time, a 0-d operand

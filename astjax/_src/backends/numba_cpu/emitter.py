@@ -184,8 +184,10 @@ class NumbaEmitter(PythonEmitter):
         """One loop nest for a fused group: a scalar per statement, stores for the values
         read after it (see ``fusion.group``)."""
         first = group.members[0]
-        out_type = anno.get(first.targets[0], "type")
-        loop = fusion.Loop(self, out_type.ndim, self.where(first))
+        # (a frexp's target is a pair: the rank is that of the first array target)
+        rank = next(t.ndim for t in (anno.get(s.targets[0], "type") for s in group.members)
+                    if isinstance(t, ArrayType))
+        loop = fusion.Loop(self, rank, self.where(first))
         body, outputs = [], []
         for s in group.members:
             target = s.targets[0].id
