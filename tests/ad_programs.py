@@ -562,6 +562,20 @@ def _push_twice(hs, x):
     return jnp.sum(hs[-2])
 
 
+def _last_squared(hs):
+    return jnp.sum(hs[-1] ** 2)
+
+
+def list_passed_in_the_loop_growing_it(x):
+    """The callee's derivative needs the list as the call found it (shorter)."""
+    hs = [x]
+    total = 0.0
+    for i in range(3):
+        hs.append(jnp.sin(hs[-1]))
+        total = total + _last_squared(hs) + _sum_of_squares(hs) * hs[-2][0]
+    return total
+
+
 def list_appended_to_by_callees(x):
     hs = [x]
     for i in range(3):

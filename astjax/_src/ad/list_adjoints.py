@@ -5,6 +5,7 @@ adjoint pushes one back), which reads by index, slices, joins and calls add to.
 ``ListAdjoints`` is a part of ``reverse.ReverseMode``: its methods use the sweep's
 cotangent names and tapes.
 """
+import inspect
 import re
 
 import gast
@@ -376,10 +377,18 @@ class ListAdjoints:
         """The forward sweep of a call whose callee appends to (or pops from) a list
         argument: the values it reads are taped, and a copy of each such list as the call
         finds it (the callee's derivative runs it again on that)."""
-        value = s.value
-        stmts = self.push(self.call_reads(value))
-        for node in changed_list_arguments(value):
-            if node.id not in self.useful:
+        return [_locate(t, s) for t in self.push(self.call_reads(s.value))] + \
+            self.tape_list_arguments(s) + [anno.clean_copy(s)]
+
+    def tape_list_arguments(self, s):
+        """Copies of the lists that call ``s`` passes and that change after it (in a later
+        trip of its loop, or later in f, or in the call): the callee's derivative needs the
+        list as the call found it."""
+        stmts = []
+        changed = {n.id for n in changed_list_arguments(s.value)}
+        for node in self.list_arguments(s.value):
+            if node.id not in self.useful or node.id not in changed and \
+                    not self.changes_after(s, node.id):
                 continue
             copy, k = self.names.fresh(f"{node.id}_before"), self.names.fresh("k")
             tape = self.tapes.setdefault(("before", id(s), node.id),
@@ -388,7 +397,76 @@ class ListAdjoints:
                                  f"for {k} in range(len({node.id})):\n"
                                  f"    {copy}.append({node.id}[{k}])\n"
                                  f"{tape}.append({copy})\n")
-        return [_locate(t, s) for t in stmts] + [anno.clean_copy(s)]
+        return [_locate(t, s) for t in stmts]
+
+    def pop_list_arguments(self, s, renames):
+        """The copies ``tape_list_arguments`` made, popped (``renames``: list -> copy)."""
+        stmts = []
+        for node in self.list_arguments(s.value):
+            tape = self.tapes.get(("before", id(s), node.id))
+            if tape is None:
+                continue
+            if self.list_leaves(self.list_root(node.id)) != [()]:
+                if not re.search(rf"\b{node.id}\b", "".join(self.spec.parsed.lines)):
+                    # (popped from a tape of lists: the copies a derivative made)
+                    raise self.error(s, "differentiating the derivative (second order) of "
+                                     "code that passes a list built with append to a "
+                                     "function that appends to it, or calls it in a loop "
+                                     "that appends to the list, is not supported yet")
+                raise self.error(s, f"the list {node.id!r} passed to a call holds "
+                                 f"containers: differentiating that is not supported yet")
+            copy = self.names.fresh(f"{node.id}_before")
+            stmts.append(assign(copy, _call(gast.Attribute(value=load(tape), attr="pop",
+                                                           ctx=gast.Load()), [])))
+            renames[node.id] = [copy]
+        return stmts
+
+    def list_arguments(self, value):
+        """The variables call ``value`` passes as list arguments of a user function."""
+        callee = anno.get(value, "callee") if isinstance(value, gast.Call) else None
+        if callee is None or getattr(callee.fn, "custom_rule", None) is not None:
+            return []
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords}).arguments
+        return [bound[p] for p, t in zip(sig.parameters, callee.arg_types)
+                if holds_float_list(t) and isinstance(bound.get(p), gast.Name) and
+                bound[p].id in self.locals()]
+
+    def changes_after(self, s, lst):
+        """Whether list ``lst`` may change after statement ``s`` reads it: an append, pop
+        or making of it (or a call changing it) later in f, or anywhere in a loop around
+        ``s``."""
+        if not hasattr(self, "_source_order"):
+            self._source_order, self._loops_around = {}, {}
+
+            def number(stmts, loops):
+                for t in stmts:
+                    self._source_order[id(t)], self._loops_around[id(t)] = \
+                        len(self._source_order), loops
+                    inner = loops + ((t,) if isinstance(t, (gast.For, gast.While)) else ())
+                    for field in ("body", "orelse"):
+                        number(getattr(t, field, None) or [], inner)
+            number(self.fdef.body, ())
+        lst = self.list_root(lst)
+
+        def changes(t):
+            for n in gast.walk(t):
+                if isinstance(n, gast.Call) and (anno.get(n, "list_append") or anno.get(
+                        n, "list_pop")) and self.list_root(n.func.value.id) == lst:
+                    return True
+                if isinstance(n, gast.Call) and any(self.list_root(a.id) == lst for a in
+                                                    changed_list_arguments(n)):
+                    return True
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and \
+                        self.list_root(n.id) == lst:
+                    return True
+            return False
+        at = self._source_order[id(s)]
+        later = [t for t in gast.walk(self.fdef) if isinstance(t, gast.stmt) and
+                 self._source_order.get(id(t), -1) > at and
+                 not isinstance(t, (gast.For, gast.While, gast.If))]
+        return any(changes(t) for t in later) or any(
+            changes(t) for loop in self._loops_around[id(s)] for t in loop.body)
 
     def call_reads(self, value):
         return list(dict.fromkeys(n.id for n in gast.walk(value) if isinstance(n, gast.Name)
@@ -408,19 +486,7 @@ class ListAdjoints:
         def val(name, old=True):
             return load(renames[name][-1]) if renames.get(name) else load(name)
 
-        for node in lists:
-            if self.list_leaves(self.list_root(node.id)) != [()]:
-                if not re.search(rf"\b{node.id}\b", "".join(self.spec.parsed.lines)):
-                    # (the copy of the list that the derivative of push(hs, x) tapes)
-                    raise self.error(s, "differentiating the derivative (second order) of "
-                                     "code whose callee appends to a list argument is not "
-                                     "supported yet")
-                raise self.error(s, f"the list {node.id!r} changed by a call holds "
-                                 f"containers: differentiating that is not supported yet")
-            copy = self.names.fresh(f"{node.id}_before")
-            stmts.append(assign(copy, _call(gast.Attribute(value=load(self.tapes[
-                ("before", id(s), node.id)]), attr="pop", ctx=gast.Load()), [])))
-            renames[node.id] = [copy]
+        stmts += self.pop_list_arguments(s, renames)
         target = s.targets[0].id if isinstance(s, gast.Assign) else None
         return stmts + self.call_adjoint(s, anno.get(value, "callee"), target, None, val)
 

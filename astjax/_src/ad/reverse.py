@@ -470,7 +470,7 @@ class ReverseMode(ListAdjoints):
                 target = s.targets[0].id
                 out += self.push([v for v in reads if v != target or v in self.read_old(s)],
                                  (id(s), "before"), s)
-                out += self.tape_replaced_list(s)
+                out += self.tape_replaced_list(s) + self.tape_list_arguments(s)
                 out += self.primal(s)
                 if target in reads:
                     out += self.push([target], (id(s), "after"), s)
@@ -903,8 +903,15 @@ class ReverseMode(ListAdjoints):
         value = s.value
         sig = inspect.signature(callee.fn)
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
-        args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         stmts = []
+        if t is not None:  # (else changing_call_adjoint popped them)
+            copies = {}
+            stmts += self.pop_list_arguments(s, copies)
+            if copies:
+                renamed = val
+                val = lambda name, old=True: load(copies[name][0]) if name in copies \
+                    else renamed(name, old)
+        args = self.call_arguments(value, callee, lambda node: _renamed(node, val))
         changed = changed_list_params(callee)
         in_place = getattr(callee.fn, "custom_rule", None) is None
         extra = []  # the cotangent lists of list arguments, added to in place (see _build)
