@@ -34,6 +34,7 @@ from ._src.lax.bits import clz, mulhi, population_count, shift_right_logical
 from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, reduce_xor,
                               select_n, split, stack, tile, unstack)
 from ._src.lax.special import zeta
+from ._src.lax.fft import FftType, fft
 from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
