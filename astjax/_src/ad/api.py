@@ -213,73 +213,15 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                 allow_int=allow_int)
 
 
-def _split_sweeps(target, arg_types, program, has_aux):
-    """(the specialization of ``target`` at ``arg_types``, its ``(*_fwd, *_bwd)`` pair or
-    None where its derivative does not split)."""
-    spec = program.specialize(target.function_for(arg_types, program), arg_types)
-    return spec, split_vjp_functions(spec, {0} if has_aux else None)
-
-
-def _residual_values(value, t):
-    """The forward sweep's residuals ``value`` (of type ``t``) to pass to the backward
-    sweep: lists (a loop's tapes) copied, as the backward sweep pops them and a pullback
-    may be called again; an array of another dtype than its type's (a size the python
-    backend computed as int64) cast to it, which passing it as an input would do with a
-    warning about narrowing the user's data."""
-    from ..ir.types import ListType, SequenceType
-    if isinstance(value, list) and isinstance(t, ListType):
-        return [_residual_values(v, t.elt) for v in value]
-    if type(value) is tuple and isinstance(t, SequenceType):
-        return tuple(_residual_values(v, c) for v, c in zip(value, t.elts))
-    if isinstance(t, ArrayType) and getattr(value, "dtype", t.dtype) != t.dtype:
-        return np.asarray(value).astype(t.dtype)
-    return value
-
-
-class _ForwardSweep(Jitted):
-    """``vjp``'s forward call: ``(f(*primals), residuals)`` from f's forward sweep
-    ``*_fwd``, whose residuals f's backward sweep ``*_bwd`` reads in the pullback, so f's
-    statements run once; ``(f(*primals), None)`` where f's derivative does not split (the
-    pullback then runs f's ``*_vjp``)."""
-
-    def __init__(self, fun, has_aux):
-        super().__init__(fun)
-        self.has_aux = has_aux
-
-    def function_for(self, arg_types, program):
-        from ..frontend.synthetic import from_source
-        spec, split = _split_sweeps(Transformed(self.fun), arg_types, program, self.has_aux)
-        xs = ", ".join(f"x{i}" for i in range(len(arg_types)))
-        body = f"_f({xs}), None" if split is None else f"_fwd({xs})"
-        return from_source(f"{spec.name}_forward", f"def forward({xs}):\n    return {body}\n",
-                           {"_f": spec.fn, "_fwd": split and split[0]}, spec.parsed)
-
-
-class _BackwardSweep:
-    """The pullback's compile target: f's ``*_bwd`` at (primal types, residual types,
-    cotangent type)."""
-
-    def __init__(self, target, n_primals, has_aux):
-        self.target, self.n_primals, self.has_aux = target, n_primals, has_aux
-
-    def function_for(self, arg_types, program):
-        _, split = _split_sweeps(self.target, arg_types[:self.n_primals], program, self.has_aux)
-        assert split is not None, "vjp: the forward call split, its pullback did not"
-        return split[1]
-
-
 class _Pullback:
-    """What ``vjp`` returns: maps an output cotangent to the input cotangents (f's backward
-    sweep on the forward sweep's ``residuals``; f's ``*_vjp`` where there are none)."""
+    """What ``vjp`` returns: maps an output cotangent to the input cotangents."""
 
-    def __init__(self, fun, primals, has_aux, out, residuals=None, residuals_type=None):
+    def __init__(self, fun, primals, has_aux, out):
         self.target = Transformed(fun)
         self.primals = primals
         self.has_aux = has_aux
         self.cache = {}
         self.out = out  # the primal output, which the cotangent must match
-        # (typed as the forward sweep returned them: its tapes are lists that are popped)
-        self.residuals, self.residuals_type = residuals, residuals_type
 
     def __call__(self, cotangent):
         from ..api import Compiled
@@ -288,18 +230,13 @@ class _Pullback:
         cotangent = _float0_as_zeros("vjp function", self.out, cotangent)
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
-        split = self.residuals is not None
-        types_ = tuple(type_of_value(p) for p in self.primals) + \
-            ((self.residuals_type,) if split else ()) + (type_of_value(cotangent),)
-        residuals = _residual_values(self.residuals, self.residuals_type) if split else None
-        values = self.primals + ((residuals,) if split else ()) + (cotangent,)
+        types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
         compiled = self.cache.get(types_)
         if compiled is None:
-            compiled = Compiled(_BackwardSweep(self.target, len(self.primals), self.has_aux)
-                                if split else _VjpTarget(self.target, self.has_aux), types_)
+            compiled = Compiled(_VjpTarget(self.target, self.has_aux), types_)
             self.cache[types_] = compiled
-        cotangents = compiled.run(values)
-        return _float0_where_none(self.primals, cotangents if split else cotangents[1])
+        cotangents = compiled.run(self.primals + (cotangent,))[1]
+        return _float0_where_none(self.primals, cotangents)
 
     def function_for(self, arg_types, program):
         """``jit(pullback)``, ``vmap(pullback)``, a call from compiled code: a function of
@@ -354,10 +291,8 @@ class _VjpTarget:
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), pullback)`` [``, aux``]: ``pullback(g)`` gives the cotangents."""
-    compiled, values = _ForwardSweep(fun, has_aux).compiled_for(primals, {})
-    out, residuals = compiled.run(values)
-    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out, residuals,
-                     compiled.out_type.elts[1])
+    out = _Primal(fun)(*primals)
+    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out)
     if has_aux:
         return out[0], pull, out[1]
     return out, pull
