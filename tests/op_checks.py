@@ -2,6 +2,7 @@
 result and its abstract_eval rule agree with each other and with the result."""
 import numpy as np
 
+import astjax
 from astjax._src import dtypes
 from astjax._src.ir.types import ArrayType, SequenceType, Static, array_type
 from astjax._src.ops import registry
@@ -76,3 +77,9 @@ def check_dtype_table(table, x64):
             want = want[x64]
         got = make().dtype
         assert got == np.dtype(want), (i, got, want)
+
+
+def both(fn, *args):
+    """(eager result, jit result) of ``fn(*args)``, each as a tree of NumPy arrays."""
+    as_numpy = lambda t: astjax.tree_util.tree_map(np.asarray, t)
+    return as_numpy(fn(*args)), as_numpy(astjax.jit(fn)(*args))

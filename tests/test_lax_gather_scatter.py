@@ -11,13 +11,11 @@ import astjax.numpy as jnp
 from astjax import lax
 from astjax.test_util import check_grads
 
+from .op_checks import both
+
 G, S = lax.GatherDimensionNumbers, lax.ScatterDimensionNumbers
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 RNG = np.random.default_rng(0)
-
-
-def both(fn, *args):
-    return np.asarray(fn(*args)), np.asarray(astjax.jit(fn)(*args))
 
 
 def assert_both(fn, args, want):

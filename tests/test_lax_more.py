@@ -11,16 +11,12 @@ import astjax.numpy as jnp
 from astjax import lax
 from astjax.test_util import check_grads
 
+from .op_checks import both
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3)).astype(np.float32)
 A = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 B = RNG.standard_normal((2, 4, 5)).astype(np.float32)
-
-
-def both(fn, *args):
-    """(eager result, jit result) as NumPy trees."""
-    conv = lambda t: astjax.tree_util.tree_map(np.asarray, t)
-    return conv(fn(*args)), conv(astjax.jit(fn)(*args))
 
 
 def assert_both(fn, args, want, rtol=1e-6, atol=0.0, dtype=None):
