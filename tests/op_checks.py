@@ -70,13 +70,19 @@ def rand(shape, dtype=np.float32, seed=0):
 
 
 def check_dtype_table(table, x64):
-    """Each ``(make, want)`` of ``table``: ``make()``'s dtype is ``want`` (JAX 0.10.2's),
-    or ``want[x64]`` for a ``(without, with 64-bit types)`` pair."""
-    for i, (make, want) in enumerate(table):
-        if isinstance(want, tuple):
-            want = want[x64]
-        got = make().dtype
-        assert got == np.dtype(want), (i, got, want)
+    """Each ``(make, want)`` of ``table``, with 64-bit types on if ``x64``: ``make()``'s
+    dtype is ``want`` (JAX 0.10.2's), or ``want[x64]`` for a ``(without, with 64-bit
+    types)`` pair."""
+    before = astjax.config.jax_enable_x64
+    astjax.config.update("jax_enable_x64", x64)
+    try:
+        for i, (make, want) in enumerate(table):
+            if isinstance(want, tuple):
+                want = want[x64]
+            got = make().dtype
+            assert got == np.dtype(want), (i, got, want)
+    finally:
+        astjax.config.update("jax_enable_x64", before)
 
 
 def both(fn, *args):

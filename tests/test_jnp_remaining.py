@@ -426,12 +426,7 @@ DTYPES = [  # JAX 0.10.2's, without and with 64-bit types where they differ
 
 @pytest.mark.parametrize("x64", [False, True])
 def test_dtypes_as_jax(x64):
-    before = astjax.config.jax_enable_x64
-    astjax.config.update("jax_enable_x64", x64)
-    try:
-        check_dtype_table(DTYPES, x64)
-    finally:
-        astjax.config.update("jax_enable_x64", before)
+    check_dtype_table(DTYPES, x64)
 
 
 def test_numpy_spellings_in_compiled_code_are_these():

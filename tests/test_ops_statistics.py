@@ -307,12 +307,7 @@ DTYPES = [
 
 @pytest.mark.parametrize("x64", [False, True])
 def test_dtypes_as_jax(x64):
-    before = astjax.config.jax_enable_x64
-    astjax.config.update("jax_enable_x64", x64)
-    try:
-        check_dtype_table(DTYPES, x64)
-    finally:
-        astjax.config.update("jax_enable_x64", before)
+    check_dtype_table(DTYPES, x64)
 
 
 X64 = RNG.standard_normal((3, 4))
