@@ -194,6 +194,12 @@ def random_gamma_grad(a, x):
     return _in_a(a, x, "sample")
 
 
+def _igamma_tangent(a, x, ta, tx):
+    """The tangent of P(a, x) (Q = 1 - P's is its negative)."""
+    dx = jnp.exp(-x + (a - 1) * jnp.log(x) - gammaln(a))
+    return dx * tx + igamma_grad_a(a, x) * ta
+
+
 @custom_jvp
 def _igamma_cj(a, x):
     return _igamma(a, x)
@@ -202,8 +208,7 @@ def _igamma_cj(a, x):
 @_igamma_cj.defjvp
 def _igamma_jvp(primals, tangents):
     (a, x), (ta, tx) = primals, tangents
-    dx = jnp.exp(-x + (a - 1) * jnp.log(x) - gammaln(a))
-    return _igamma_cj(a, x), dx * tx + igamma_grad_a(a, x) * ta
+    return _igamma_cj(a, x), _igamma_tangent(a, x, ta, tx)
 
 
 @custom_jvp
@@ -214,8 +219,7 @@ def _igammac_cj(a, x):
 @_igammac_cj.defjvp
 def _igammac_jvp(primals, tangents):
     (a, x), (ta, tx) = primals, tangents
-    dx = jnp.exp(-x + (a - 1) * jnp.log(x) - gammaln(a))
-    return _igammac_cj(a, x), -(dx * tx + igamma_grad_a(a, x) * ta)
+    return _igammac_cj(a, x), -_igamma_tangent(a, x, ta, tx)
 
 
 def igamma(a, x):
