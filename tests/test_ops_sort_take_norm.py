@@ -295,6 +295,46 @@ def test_numba_argsort_and_sort(numba_backend, dtype):
         np.testing.assert_array_equal(np.asarray(values), np.sort(y, axis=axis))
 
 
+def _complex_sample(dtype):
+    """Ties in the real part (ordered by the imaginary part), repeats, NaNs (last)."""
+    re = np.array([[3, 1, 1, 3, -2, 1], [0, np.nan, 2, 0, 2, np.nan], [5, 5, 5, 4, 4, 4]])
+    im = np.array([[1, 2, -1, 0, 5, 2], [1, 0, -3, -1, np.nan, 2], [2, 1, 0, 2, 1, 0]])
+    return (re + 1j * im).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sort_is_lexicographic(x64, dtype):
+    # JAX sorts complex values by real part, then imaginary part, as NumPy
+    z = _complex_sample(dtype)
+    for axis in (0, 1):
+        want = np.argsort(z, axis=axis, kind="stable")
+        for f in (jnp.argsort, astjax.jit(jnp.argsort, static_argnums=1)):
+            np.testing.assert_array_equal(np.asarray(f(z, axis)), want)
+        got = astjax.jit(lambda a: jnp.sort(a, axis=axis))(z)
+        assert np.asarray(got).dtype == dtype
+        np.testing.assert_array_equal(np.asarray(got), np.sort(z, axis=axis))
+    np.testing.assert_array_equal(np.asarray(astjax.vmap(jnp.sort)(z)), np.sort(z))
+    np.testing.assert_array_equal(np.asarray(jnp.sort_complex(z)), np.sort_complex(z))
+    got = astjax.jit(lambda a: jnp.unique(a, size=5))(z[0])
+    np.testing.assert_array_equal(np.asarray(got), np.unique(z[0]))
+    np.testing.assert_array_equal(np.asarray(jnp.lexsort((z[0], z[2]))), np.lexsort((z[0], z[2])))
+    im = z[0].imag
+    g = astjax.grad(lambda a: jnp.sum(jnp.real(jnp.sort(a + 1j * im)) * jnp.arange(6.0)))
+    g = g(z[0].real)
+    np.testing.assert_array_equal(np.asarray(g), np.argsort(np.argsort(z[0], kind="stable")))
+
+
+def test_numba_complex_argsort_and_sort(numba_backend):
+    z = _complex_sample(np.complex64)
+    jitted = astjax.jit(lambda a: (jnp.argsort(a, axis=0), jnp.sort(a), jnp.sort(a[1])))
+    order, values, row = jitted(z)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_array_equal(np.asarray(order), np.argsort(z, axis=0, kind="stable"))
+    np.testing.assert_array_equal(np.asarray(values), np.sort(z))
+    np.testing.assert_array_equal(np.asarray(row), np.sort(z[1]))
+
+
 # --- jnp.select and jnp.piecewise (Control flow and logical operators with JIT) ---------------
 
 def _select_mixed(x):  # entries of different shapes broadcast, as in np.select

@@ -19,7 +19,7 @@ from .._src.random.checks import static_helper  # evaluated while generating cod
 from ._composites import _inexact
 from ._composites2 import searchsorted
 from ._math_extra import _promote_inexact
-from ._setops import _index_dtype, lexsort, nonzero
+from ._setops import _index_dtype, nonzero
 from ._sorting import take_along_axis
 
 class _TwoWay(LaxFunction):
@@ -69,8 +69,6 @@ def sort_complex(a):
     """``a`` sorted along its last axis, by real part and then imaginary part, in a complex
     dtype."""
     a = jnp.asarray(a)
-    if a.dtype.kind == "c":  # lexicographic: argsort takes no complex keys
-        return take_along_axis(a, lexsort((jnp.imag(a), jnp.real(a))), axis=-1)
     return jnp.sort(a, axis=-1).astype(_complex_of(a.dtype))
 
 

@@ -156,7 +156,8 @@ fma = Op("fma", _fma, _fma_rule, operands=("x", "y", "z"), promote=("x", "y", "z
 
 def argsort(a, axis=-1, stable=True):
     """Indices that sort ``a`` along ``axis`` (ascending; equal elements keep their order,
-    as JAX's default ``stable=True``). The indices have the default integer dtype."""
+    as JAX's default ``stable=True``; complex values by real part, then imaginary part, as
+    JAX and NumPy). The indices have the default integer dtype."""
     a = np.asarray(a)
     out = np.argsort(a, axis=axis, kind="stable")
     return out.astype(dtypes.default_int(), copy=False)
@@ -168,8 +169,6 @@ def _argsort_rule(a, axis=-1, stable=True):
     a = as_array_type(a)
     if a.ndim == 0:
         raise ShapeError("argsort(): needs an array of rank >= 1, got a scalar")
-    if a.dtype.kind == "c":
-        raise ShapeError("argsort(): complex arrays are not supported")
     normalize_axis(axis, a.ndim, "argsort")
     if stable is not True:
         raise ShapeError("argsort(): only stable=True is supported")

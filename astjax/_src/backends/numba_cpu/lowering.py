@@ -562,14 +562,17 @@ def _argmax(c):
 @lowering("argsort")
 def _argsort(c):
     """NumPy's stable sort (Numba's mergesort orders NaNs last and keeps ties in order, as
-    NumPy does), one 1-D slice at a time along ``axis``."""
+    NumPy does), one 1-D slice at a time along ``axis``; complex slices by
+    ``_rt.argsort_complex`` (Numba's argsort takes no complex keys)."""
     a, a_type = c.text("a"), as_array_type(c.type("a"))
-    if a_type.dtype.kind not in "biuf" or a_type.dtype == np.float16:
+    if a_type.dtype.kind not in "biufc" or a_type.dtype == np.float16:
         raise Unsupported(f"argsort of {a_type}")
     rank = a_type.ndim
     axis = c.param("axis", -1) % rank
+    sort = "_rt.argsort_complex({})" if a_type.dtype.kind == "c" else \
+        "np.argsort({}, kind='mergesort')"
     if rank == 1:
-        return c.assign(f"np.argsort({a}, kind='mergesort').astype({c.dtype()})")
+        return c.assign(sort.format(a) + f".astype({c.dtype()})")
     names = c.emitter.names
     sizes = [names.fresh("n") for _ in range(rank)]
     idx = [names.fresh("i") for _ in range(rank)]
@@ -580,7 +583,7 @@ def _argsort(c):
     loop = [f"for {idx[d]} in range({sizes[d]}):" for d in kept]
     lines += [_INDENT * depth + text for depth, text in enumerate(loop)]
     at = ", ".join(":" if d == axis else idx[d] for d in range(rank))
-    lines.append(_INDENT * len(kept) + f"{out}[{at}] = np.argsort({a}[{at}], kind='mergesort')")
+    lines.append(_INDENT * len(kept) + f"{out}[{at}] = " + sort.format(f"{a}[{at}]"))
     return lines + [f"{c.target} = {out}"]
 
 

@@ -143,6 +143,14 @@ def floats_to_ints(x, to, lo, hi):
 
 
 @njit(**_OPTIONS)
+def argsort_complex(a):
+    """The stable order of the 1-D complex ``a`` by real part, then imaginary part (NaNs
+    last, as NumPy and JAX): a stable sort by the imaginary part, then by the real part."""
+    order = np.argsort(a.imag, kind="mergesort")
+    return order[np.argsort(a.real[order], kind="mergesort")]
+
+
+@njit(**_OPTIONS)
 def empty_reduction(name):
     raise ValueError(name)
 
