@@ -556,11 +556,10 @@ def _vjp_in_jit(x):
 
 def test_forward_sweep_runs_once():
     """As in JAX, f's forward statements run once per call of jacrev, hessian, and vjp with
-    its pullback in compiled code (each ran them twice: for f's output, then again inside
-    the backward sweep); the values stay those of finite differences. (hessian of a
-    function that loops still runs them twice: its tapes are lists, which a second
-    derivative does not follow from the forward sweep to the backward one; so does eager
-    vjp's pullback.)"""
+    its pullback, eagerly or in compiled code (each ran them twice: for f's output, then
+    again inside the backward sweep); the values stay those of finite differences. (hessian
+    of a function that loops still runs them twice: its tapes are lists, which a second
+    derivative does not follow from the forward sweep to the backward one.)"""
     x = np.float32([0.5, 1.0, 1.5])
     expected = numeric_jacobian(lambda v: np.sin(v)[:2] * v[:2] * 3.0, (x.astype(float),))
     for fn, check in ((jacrev(_counted), expected),
@@ -571,6 +570,37 @@ def test_forward_sweep_runs_once():
         assert len(_forward_runs) == 1, fn
         if check is not None:
             np.testing.assert_allclose(out, check, rtol=1e-4, atol=1e-5)
+    _forward_runs.clear()
+    out, pullback = astjax.vjp(_counted, x)  # eagerly, and its pullback called twice
+    for scale in (1.0, 2.0):
+        np.testing.assert_allclose(pullback(np.float32([scale, scale]))[0],
+                                   scale * expected.sum(0), rtol=1e-4, atol=1e-5)
+    assert len(_forward_runs) == 1
+    _forward_runs.clear()  # with has_aux and a tree of inputs
+    out, pullback, aux = astjax.vjp(lambda d: (_counted(d["x"]), d["x"][0]), {"x": x},
+                                    has_aux=True)
+    assert float(aux) == 0.5
+    np.testing.assert_allclose(pullback(np.float32([1.0, 1.0]))[0]["x"], expected.sum(0),
+                               rtol=1e-4, atol=1e-5)
+    assert len(_forward_runs) == 1
+
+
+def test_eager_pullback_uses_the_forward_calls_split(x64):
+    """Eager vjp's pullback runs the backward sweep of the very split whose forward sweep
+    vjp ran: with the two compiled from separate splits, the pullback of vjp(jacrev(
+    log_ndtr)) read residuals of another layout ('cannot broadcast a non-scalar to a
+    scalar array'). jit and vmap of the pullback still work (they rerun f, closed over
+    the primals)."""
+    from astjax.scipy.special import log_ndtr
+    from astjax.test_util import check_grads
+    x = np.array([-30.0, -12.0, 0.5, 6.0])
+    check_grads(log_ndtr, (x,), order=2, modes=("fwd", "rev"), eps=1e-5, rtol=1e-5,
+                atol=1e-7)
+    _, pullback = astjax.vjp(lambda v: jnp.sin(v) * v, x)
+    expected = np.cos(x) * x + np.sin(x)
+    np.testing.assert_allclose(jit(pullback)(np.ones(4))[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(pullback)(np.eye(4))[0], np.diag(expected),
+                               rtol=1e-12, atol=1e-15)
 
 
 def _same_conv_loss(x, k):

@@ -213,15 +213,79 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                 allow_int=allow_int)
 
 
-class _Pullback:
-    """What ``vjp`` returns: maps an output cotangent to the input cotangents."""
+class _Half:
+    """A compile target that is one half (``*_fwd`` or ``*_bwd``) of f's derivative as
+    ``_eager_split`` split it: eager vjp's forward call and its pullback compile the two
+    halves of one split, so the backward sweep reads the residuals laid out as the forward
+    one wrote them (two splits may split f's callees differently). Generated functions are
+    not something the source cache can describe, so neither half is cached there."""
 
-    def __init__(self, fun, primals, has_aux, out):
+    def __init__(self, fn):
+        self.fn = fn
+
+    def function_for(self, arg_types, program):
+        return self.fn
+
+
+def _eager_split(fun, primals, has_aux):
+    """(the argument values, their types, f's ``(*_fwd, *_bwd)``) for eager vjp, split once
+    in a program of its own (as api.Compiled builds one); None where f's derivative does
+    not split, or an argument is no array tree (the primal call then reports it)."""
+    from ..ir.specialize import Program
+    from ..ir.types import type_of_value
+    from .reverse import SplitRefused
+    target = Transformed(fun)
+    ba, defaulted = target.bind(primals, {})
+    values, types_ = [], []
+    for name, value, _ in target._each_argument(ba):
+        try:  # (a default not passed is a constant, as in compiled_for)
+            types_.append(Static(value) if name in defaulted else type_of_value(value))
+        except TypeError:
+            return None
+        values.append(value)
+    types_ = tuple(types_)
+    for split_lists in (True, False):
+        program = Program()
+        program.backend, program.split_lists = "python", split_lists
+        try:
+            spec = program.specialize(target.function_for(types_, program), types_)
+            split = split_vjp_functions(spec, {0} if has_aux else None)
+            break
+        except SplitRefused:
+            if not split_lists:
+                raise
+    return None if split is None else (tuple(values), types_, split)
+
+
+def _residual_values(value, t):
+    """The forward sweep's residuals ``value`` (of type ``t``) to pass to the backward
+    sweep: lists (a loop's tapes) copied, as the backward sweep pops them and a pullback
+    may be called again; an array of another dtype than its type's (a size the python
+    backend computed as int64) cast to it, which passing it as an input would do with a
+    warning about narrowing the user's data."""
+    from ..ir.types import ListType, SequenceType
+    if isinstance(value, list) and isinstance(t, ListType):
+        return [_residual_values(v, t.elt) for v in value]
+    if type(value) is tuple and isinstance(t, SequenceType):
+        return tuple(_residual_values(v, c) for v, c in zip(value, t.elts))
+    if isinstance(t, ArrayType) and getattr(value, "dtype", t.dtype) != t.dtype:
+        return np.asarray(value).astype(t.dtype)
+    return value
+
+
+class _Pullback:
+    """What ``vjp`` returns: maps an output cotangent to the input cotangents (f's backward
+    sweep ``*_bwd`` on the forward sweep's residuals, where vjp ran f's ``*_fwd``: ``split``
+    is (argument values, their types, the pair, the residuals, their type); else f's
+    ``*_vjp``, which reruns the forward statements)."""
+
+    def __init__(self, fun, primals, has_aux, out, split=None):
         self.target = Transformed(fun)
         self.primals = primals
         self.has_aux = has_aux
         self.cache = {}
         self.out = out  # the primal output, which the cotangent must match
+        self.split = split
 
     def __call__(self, cotangent):
         from ..api import Compiled
@@ -230,12 +294,24 @@ class _Pullback:
         cotangent = _float0_as_zeros("vjp function", self.out, cotangent)
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
-        types_ = tuple(type_of_value(p) for p in self.primals) + (type_of_value(cotangent),)
+        if self.split is not None:
+            values, types_, (_, bwd), residuals, res_type = self.split
+            types_ += (res_type, type_of_value(cotangent))
+            values += (_residual_values(residuals, res_type), cotangent)
+        else:
+            types_ = tuple(type_of_value(p) for p in self.primals) + \
+                (type_of_value(cotangent),)
+            values = self.primals + (cotangent,)
         compiled = self.cache.get(types_)
         if compiled is None:
-            compiled = Compiled(_VjpTarget(self.target, self.has_aux), types_)
+            compiled = Compiled(_VjpTarget(self.target, self.has_aux) if self.split is None
+                                else _Half(bwd), types_)
             self.cache[types_] = compiled
-        cotangents = compiled.run(self.primals + (cotangent,))[1]
+        cotangents = compiled.run(values)
+        if self.split is None:
+            cotangents = cotangents[1]
+        elif len(cotangents) > len(self.primals):  # (a default's, not passed)
+            cotangents = cotangents[:len(self.primals)]
         return _float0_where_none(self.primals, cotangents)
 
     def function_for(self, arg_types, program):
@@ -291,8 +367,16 @@ class _VjpTarget:
 
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), pullback)`` [``, aux``]: ``pullback(g)`` gives the cotangents."""
-    out = _Primal(fun)(*primals)
-    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out)
+    from ..api import Compiled
+    split = _eager_split(fun, primals, has_aux)
+    if split is None:
+        out = _Primal(fun)(*primals)
+    else:  # f's forward sweep, once: the pullback runs the backward one on its residuals
+        values, types_, (fwd, _) = split
+        compiled = Compiled(_Half(fwd), types_)
+        out, residuals = compiled.run(values)
+        split += (residuals, compiled.out_type.elts[1])
+    pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out, split)
     if has_aux:
         return out[0], pull, out[1]
     return out, pull
