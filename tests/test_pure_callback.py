@@ -123,6 +123,19 @@ def test_jax_errors_are_located():
     np.testing.assert_allclose(got, 0.9092974, rtol=1e-6)
 
 
+def test_grad_where_no_tangent_reaches_the_callback():
+    # JAX's jvp rule raises only for a tangent that is not a symbolic zero: on
+    # stop_gradient(x) or floor(x) grad gives a value (JAX 0.10.2's literals)
+    c = jnp.arange(3.0)
+    f1 = lambda x: x ** 2 + x * astjax.pure_callback(
+        np.cos, S((3,), jnp.float32), astjax.lax.stop_gradient(x) * c).sum()
+    f2 = lambda x: jnp.sin(x) * astjax.pure_callback(
+        np.exp, S((3,), jnp.float32), jnp.floor(x) + c).sum()
+    np.testing.assert_allclose(astjax.grad(f1)(0.7), 3.3348093, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(f1))(0.7), 3.3348093, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(f2)(1.3), 8.07656, rtol=1e-6)
+
+
 def test_numba(numba_backend):
     for f, args, want in [(two_results, (X3, 2.0), 2 * WANT + 3),
                           (astjax.vmap(two_results, (0, None)), (jnp.ones((2, 3)), 2.0),

@@ -12,7 +12,8 @@ batch axis (``batched``, written by the batching rule below), and ``vmap_method`
 the function gets, as JAX's: "sequential" (one call per example, the results stacked),
 "expand_dims" (one call; a leaf without a vmap's axis gets a size-1 axis there), or
 "broadcast_all" (one call; such a leaf is broadcast to the batch size). Without one, vmap
-raises JAX's NotImplementedError. Differentiating through it raises JAX's ValueError.
+raises JAX's NotImplementedError. Differentiating through it raises JAX's ValueError (not
+where no tangent reaches it: a callback on ``stop_gradient(x)`` or ``floor(x)``).
 
 ``ShapeDtypeStruct(x.shape, x.dtype)`` in compiled code, with sizes known only at run time,
 is a constant struct whose unknown sizes are None: the result's type needs its dtype, rank
@@ -319,6 +320,11 @@ def vjp_pure_callback(ans, args, g, callback=None, batched=()):
     # (compiled when a derivative reaches the op: the raise runs while code is generated)
     raise ValueError("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
                      "callbacks while taking gradients.")
+
+
+# reverse mode calls it only where an operand depends on the inputs through derivatives: on
+# stop_gradient(x) or floor(x) JAX's jvp rule sees symbolic zeros and gives a value
+vjp_pure_callback.refuses = True
 
 
 def _register_batching_rule():

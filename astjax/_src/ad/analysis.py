@@ -191,9 +191,10 @@ def liveness(fdef, out, keys=None):
     return live
 
 
-def activity(fdef, seeds):
+def activity(fdef, seeds, through_derivatives=False):
     """The variables whose values depend on the variables ``seeds`` (through values, not
-    conditions): ``liveness`` run forward from some inputs."""
+    conditions): ``liveness`` run forward from some inputs. ``through_derivatives``: only
+    through ops a cotangent flows back through (JAX's symbolic zero tangents)."""
     active = set(seeds)
     assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
     appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
@@ -205,7 +206,8 @@ def activity(fdef, seeds):
     while changed:
         changed = False
         for s in assigns:
-            if s.targets[0].id not in active and reads(s.value):
+            if s.targets[0].id not in active and reads(s.value) and not (
+                    through_derivatives and _stops_cotangents(s)):
                 active.add(s.targets[0].id)
                 changed = True
         for call in appends:  # a list holding such a value

@@ -518,6 +518,18 @@ class ReverseMode(ListAdjoints):
                              isinstance(n, gast.Name) and n.id in self.active
                              for n in gast.walk(bound.arguments[name])))
 
+    def reaches_inputs(self, value):
+        """Whether an operand of op ``value`` depends on the differentiated inputs through
+        differentiable ops."""
+        if getattr(self, "_derivative_activity", None) is None:
+            seeds = set(self.params) if self.wrt is None else {self.params[i] for i in self.wrt}
+            self._derivative_activity = activity(
+                self.fdef, seeds | set(changed_list_params(self.spec)), through_derivatives=True)
+        return any(isinstance(n, gast.Name) and n.id in self._derivative_activity
+                   for node in anno.get(value, "operand_nodes").values() if node is not None
+                   for n in gast.walk(gast.Tuple(elts=list(node), ctx=gast.Load())
+                                      if isinstance(node, tuple) else node))
+
     def call_arguments(self, value, callee, arg):
         """The arguments of call ``value`` in the callee's parameter order, each as
         ``arg(node)``; defaults as literals."""
@@ -866,6 +878,10 @@ class ReverseMode(ListAdjoints):
         if not op.differentiable:
             return self.reset_cotangent(target)
         rule = op.rules.get("vjp")
+        if (rule is None or getattr(rule, "refuses", False)) and not self.reaches_inputs(value):
+            # as JAX, whose rule sees only symbolic zero tangents there (a callback on
+            # stop_gradient(x)): no cotangent goes from here to the inputs
+            return self.reset_cotangent(target)
         if rule is None:
             raise self.error(s, f"astjax has no derivative rule for {op.name}() yet")
         stmts = []
