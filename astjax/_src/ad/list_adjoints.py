@@ -383,20 +383,25 @@ class ListAdjoints:
     def tape_list_arguments(self, s):
         """Copies of the lists that call ``s`` passes and that change after it (in a later
         trip of its loop, or later in f, or in the call): the callee's derivative needs the
-        list as the call found it."""
+        list as the call found it. Its elements go onto a tape of elements, last first,
+        and its length onto a tape of its own: a tape of lists would make the derivative
+        code pass lists taken out of a list, which reverse mode cannot differentiate again
+        (grad of grad)."""
         stmts = []
         changed = {n.id for n in changed_list_arguments(s.value)}
         for node in self.list_arguments(s.value):
             if node.id not in self.useful or node.id not in changed and \
                     not self.changes_after(s, node.id):
                 continue
-            copy, k = self.names.fresh(f"{node.id}_before"), self.names.fresh("k")
+            n, k = self.names.fresh("n"), self.names.fresh("k")
             tape = self.tapes.setdefault(("before", id(s), node.id),
                                          self.names.fresh(f"tape_{node.id}"))
-            stmts += _statements(f"{copy} = []\n"
-                                 f"for {k} in range(len({node.id})):\n"
-                                 f"    {copy}.append({node.id}[{k}])\n"
-                                 f"{tape}.append({copy})\n")
+            lengths = self.tapes.setdefault(("before length", id(s), node.id),
+                                            self.names.fresh(f"tape_len_{node.id}"))
+            stmts += _statements(f"{n} = len({node.id})\n"
+                                 f"for {k} in range({n}):\n"
+                                 f"    {tape}.append({node.id}[{n} - 1 - {k}])\n"
+                                 f"{lengths}.append({n})\n")
         return [_locate(t, s) for t in stmts]
 
     def pop_list_arguments(self, s, renames):
@@ -407,17 +412,14 @@ class ListAdjoints:
             if tape is None:
                 continue
             if self.list_leaves(self.list_root(node.id)) != [()]:
-                if not re.search(rf"\b{node.id}\b", "".join(self.spec.parsed.lines)):
-                    # (popped from a tape of lists: the copies a derivative made)
-                    raise self.error(s, "differentiating the derivative (second order) of "
-                                     "code that passes a list built with append to a "
-                                     "function that appends to it, or calls it in a loop "
-                                     "that appends to the list, is not supported yet")
                 raise self.error(s, f"the list {node.id!r} passed to a call holds "
                                  f"containers: differentiating that is not supported yet")
-            copy = self.names.fresh(f"{node.id}_before")
-            stmts.append(assign(copy, _call(gast.Attribute(value=load(tape), attr="pop",
-                                                           ctx=gast.Load()), [])))
+            copy, n, k = (self.names.fresh(h) for h in (f"{node.id}_before", "n", "k"))
+            lengths = self.tapes[("before length", id(s), node.id)]
+            stmts += _statements(f"{n} = {lengths}.pop()\n"
+                                 f"{copy} = []\n"
+                                 f"for {k} in range({n}):\n"
+                                 f"    {copy}.append({tape}.pop())\n")
             renames[node.id] = [copy]
         return stmts
 
