@@ -69,7 +69,8 @@ class Grad(Jitted):
         spec = program.specialize(fn, arg_types)
         nums = _argnums_tuple(self.argnums, len(arg_types), self.kind)
         self._check(spec, arg_types, nums)
-        vjp_fn = vjp_function(spec, {0} if self.has_aux else None)
+        # (wrt: nothing else is differentiated, so a custom function may capture the rest)
+        vjp_fn = vjp_function(spec, {0} if self.has_aux else None, differentiated(spec, nums))
         params = [a.id for a in spec.fdef.args.args]
         namespace = {"_vjp": vjp_fn}
         r = "r"
@@ -139,6 +140,15 @@ class Grad(Jitted):
                             f"{out.dtype}. For holomorphic differentiation, pass "
                             f"holomorphic=True. For differentiation of non-holomorphic "
                             f"functions involving complex outputs, use vjp directly.")
+
+
+def differentiated(spec, nums):
+    """``wrt`` for a derivative of ``spec`` with respect to its arguments ``nums``: None
+    where those are all its floating-point ones (the derivative they share)."""
+    from .analysis import float_leaves
+    others = [k for k, t in enumerate(spec.arg_types) if k not in nums and
+              any(True for _ in float_leaves(t))]
+    return frozenset(nums) if others else None
 
 
 def _is_none(x):
@@ -472,22 +482,24 @@ def _zeros_like_expr(t, expr, namespace):
     return "None"
 
 
-def jvp_function(spec, program):
+def jvp_function(spec, program, wrt=None):
     """``<name>_jvp(x..., v...) -> (f(x...), J v)`` for a typed specialization: forward
-    mode where every statement has a tangent rule, else the pullback differentiated."""
+    mode where every statement has a tangent rule, else the pullback differentiated.
+    ``wrt``: None, or the positions of the inputs whose tangents it reads (the others'
+    count as zeros)."""
     from .forward import NoTangentRule, forward_function
     try:
-        return forward_function(spec)
+        return forward_function(spec, wrt)
     except NoTangentRule as e:
         from ..config import config
         if config.log_compiles:
             import sys
             print(f"astjax: jvp of {spec.name} differentiates the pullback: forward mode has "
                   f"no tangent for {e}", file=sys.stderr)
-        return pullback_jvp_function(spec, program)
+        return pullback_jvp_function(spec, program, wrt)
 
 
-def pullback_jvp_function(spec, program):
+def pullback_jvp_function(spec, program, wrt=None):
     """``jvp_function`` by differentiating the pullback (see above)."""
     from ..frontend.synthetic import from_source
     from . import adlib
@@ -498,7 +510,7 @@ def pullback_jvp_function(spec, program):
     out_type = spec.return_type
     pullback = from_source(f"{spec.name}_pullback",
                            f"def pullback({xs}, u):\n    return _vjp({xs}, u)[1]\n",
-                           {"_vjp": vjp_function(spec)}, spec.parsed)
+                           {"_vjp": vjp_function(spec, wrt=wrt)}, spec.parsed)
     pull_spec = program.specialize(pullback, spec.arg_types + (_dynamic(out_type),))
     namespace = {"_f": spec.fn, "_pull_vjp": vjp_function(pull_spec), "_ajx": adlib}
     source = (f"def {spec.name}_jvp({xs}, {vs}):\n"
@@ -592,7 +604,9 @@ def _jvp_in_compiled_code(arg_types, program):
     spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     n = len(primal_types)
     from . import adlib
-    namespace = {"_jvp": jvp_function(spec, program), "_ajx": adlib}
+    # (the closure's tangent is zeros: a custom function may capture its values)
+    wrt = range(len(closure), len(closure) + n) if closure else None
+    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib}
     zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
     args = ["fun"] * len(closure) + [f"primals[{k}]" for k in range(n)] + zero + \
         [f"tangents[{k}]" for k in range(n)]
@@ -646,7 +660,8 @@ def _linearize_in_compiled_code(arg_types, program):
     names = [f"p{k}" for k in range(len(primal_types))]
     tangents = [f"t{k}" for k in range(len(primal_types))]
     from . import adlib
-    namespace = {"_jvp": jvp_function(spec, program), "_ajx": adlib}
+    wrt = range(len(closure), len(closure) + len(names)) if closure else None
+    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib}
     zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
     args = ["fun"] * len(closure) + names + zero + tangents
     source = (f"def {spec.name}_linearize_call(fun, {', '.join(names)}):\n"

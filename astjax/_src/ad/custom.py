@@ -276,6 +276,7 @@ class BatchedCustomJvp:
         axes = tuple(0 if b else None for b in arg_bt)
         fixed = custom.nondiff_argnums
         diff = tuple(a for i, a in enumerate(axes) if i not in fixed)
+        self.custom = custom
         self.batched = custom_jvp.__new__(custom_jvp)
         self.batched.nondiff_argnums = fixed
         self.batched.fun = Vmapped(custom.fun, in_axes=axes)

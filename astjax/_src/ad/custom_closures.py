@@ -16,16 +16,22 @@ values exist only at run time. So:
 * a call ``h(x)`` becomes a call of a custom function ``C2(h, rule, x)`` whose closure
   arguments are nondiff arguments (``nondiff_argnums``), whose primal calls g's lifted
   function, and whose rule calls the user's rule closure. The rule reads the captured
-  values as constants: no derivative reaches them through the custom function (JAX raises
-  an error when one would).
+  values as constants, so where a derivative would flow into one of them (it depends on
+  a differentiated input), reverse and forward mode raise a located error, as JAX does
+  (``refuse_captured_derivative``).
 
 Inside the rule itself a call of the custom function is a call of its primal (JAX's rules
 call the function for its value); elsewhere than where the rule was defined (the function
 passed to another one), a located error.
 """
+import re
+
 import gast
 
+from ..errors import TypeCheckError
 from ..frontend.synthetic import from_source
+from ..ir import anno
+from .analysis import float_leaves
 from .custom import custom_jvp, custom_vjp
 
 _RULE_METHODS = {"defjvp": custom_jvp, "defvjp": custom_vjp}
@@ -95,6 +101,24 @@ def call(typer, node, custom, t, args, kwargs, env):
     return typer.user_call(node, with_rules, [args[0]] + rules + list(args[1:]), kwargs)
 
 
+def refuse_captured_derivative(mode, s, callee, active):
+    """Raise where call ``s`` of such a custom function passes a closure (of the function or
+    its rules) holding a value in ``active`` (one a derivative flows into): the rule reads
+    captured values as constants, so that derivative would silently be 0 (JAX raises
+    UnexpectedTracerError)."""
+    custom = getattr(callee.fn, "custom_rule", None)
+    custom = getattr(custom, "custom", custom)  # (batched by vmap: the rule it batches)
+    n = getattr(custom, "closure_arity", 0)
+    if n and any(isinstance(a, gast.Name) and a.id in active() and
+                 any(True for _ in float_leaves(anno.get(a, "type"))) for a in s.value.args[:n]):
+        name = re.sub(r"_def\d*$", "", custom.fun.__name__.removesuffix("_custom"))
+        raise mode.parsed.error(s, f"{name}: a derivative flows into a value that this "
+                                f"{type(custom).__name__} function (of a nested function) "
+                                f"or its rule captured, which the rule reads as a constant "
+                                f"(JAX raises UnexpectedTracerError); pass that value as an "
+                                f"argument of the custom function instead", TypeCheckError)
+
+
 def _lineage(fn):
     """``fn``, then the functions it was made from: a generated function's (a derivative's)
     origin, a nested function's enclosing one."""
@@ -138,6 +162,7 @@ def _with_rules(custom, rule_types):
                                     f"    return _b({''.join(p + ', ' for p in fixed)}res, g)\n",
                         {}, origin))
     made._astjax_takes_closures = True  # (its first arguments are closures)
+    made.closure_arity = len(extra)  # (... this many: refuse_captured_derivative)
     made.__deepcopy__ = lambda memo: made  # (a constant of the code: copies are itself)
     cache[rule_types] = made
     return made

@@ -34,6 +34,7 @@ from ..ir.types import ArrayType, ListType, SequenceType, Static
 from . import adlib
 from .analysis import (changed_list_arguments, child_key, float_leaves, runtime_index,
                        static_slice_positions)
+from .custom_closures import refuse_captured_derivative
 from .list_adjoints import holds_float_list
 from .nodes import _ajx, _call, _locate, _statements, _sub, literal_node
 from .reverse import holds, leaf_name, refuse_list_residuals, rule_arguments, tree_expr
@@ -61,13 +62,19 @@ _NOT_LINEAR = {"full_like": "a", "cotangent_like": "z", "unbroadcast": "like",
 _MULTILINEAR = {"dot", "matmul", "inner", "outer", "vdot", "tensordot", "einsum"}
 
 
-def forward_function(spec):
+def forward_function(spec, wrt=None):
     """The ``*_jvp`` SyntheticFunction of a typed specialization (cached); raises
-    NoTangentRule where forward mode does not apply."""
-    key = id(spec)
+    NoTangentRule where forward mode does not apply. ``wrt``: None, or the positions of
+    the inputs whose tangents it reads (the others' are taken as zeros)."""
+    custom = getattr(spec.fn, "custom_rule", None)
+    if wrt is not None and custom is None and any(
+            k not in wrt for k, t in enumerate(spec.arg_types) if _leaves(t)):
+        wrt = frozenset(wrt)
+    else:
+        wrt = None  # (every input with a tangent)
+    key = id(spec) if wrt is None else (id(spec), wrt)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
-        custom = getattr(spec.fn, "custom_rule", None)
         if custom is not None:
             if not hasattr(custom, "jvp_function"):
                 _CACHE[key] = (spec, f"{spec.name}, a custom_vjp function")
@@ -76,8 +83,9 @@ def forward_function(spec):
             _CACHE[key] = (spec, fn)
             custom.jvp_function(spec, fn)
             return fn
-        mode = ForwardMode(spec)
-        fn = SyntheticFunction(f"{spec.name}_jvp", None, mode.namespace, spec.parsed)
+        mode = ForwardMode(spec, wrt)
+        part = "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
+        fn = SyntheticFunction(f"{spec.name}{part}_jvp", None, mode.namespace, spec.parsed)
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         try:
             mode.build(fn)
@@ -95,9 +103,9 @@ def _leaves(t):
 
 
 class ForwardMode:
-    def __init__(self, spec):
+    def __init__(self, spec, wrt=None):
         refuse_list_residuals(spec)
-        self.spec = spec
+        self.spec, self.wrt = spec, wrt
         self.parsed = spec.parsed
         self.fdef = spec.fdef
         self.names = Names(self.fdef)
@@ -145,7 +153,8 @@ class ForwardMode:
     def activity(self):
         """The variables that depend, through differentiable operations, on a
         floating-point argument (a fixed point over loops and branches)."""
-        active = {a.id for a in self.fdef.args.args if _leaves(anno.get(a, "type"))}
+        active = {a.id for k, a in enumerate(self.fdef.args.args) if _leaves(anno.get(a, "type"))
+                  and (self.wrt is None or k in self.wrt)}
         statements = [n for n in gast.walk(self.fdef) if isinstance(n, (gast.Assign, gast.Expr))]
         changed = True
         while changed:
@@ -470,10 +479,11 @@ class ForwardMode:
         value, callee = s.value, anno.get(s.value, "callee")
         sig = inspect.signature(callee.fn)
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
-        args, tangents = [], []
+        args, tangents, nodes = [], [], []
         for (name, p), param_type in zip(sig.parameters.items(), callee.arg_types):
             node = bound.arguments.get(name)
             node = node if node is not None else literal_node(p.default)
+            nodes.append(node)
             args.append(anno.clean_copy(node))
             if holds_float_list(param_type):  # a list of arrays: its tangent list
                 if not self.is_active(node) or [p for p, _ in _leaves(param_type)] != [()]:
@@ -481,7 +491,12 @@ class ForwardMode:
                 tangents.append(load(self.tan(node.id, ())))
                 continue
             tangents.append(self.assemble(param_type, node))
-        fn = forward_function(callee)
+        refuse_captured_derivative(self, s, callee, lambda: self.active)
+        # the callee differentiates only the arguments with tangents here
+        floats = [k for k, t in enumerate(callee.arg_types) if _leaves(t)]
+        wrt = [k for k in floats
+               if holds_float_list(callee.arg_types[k]) or self.is_active(nodes[k])]
+        fn = forward_function(callee, None if wrt == floats else wrt)
         r = self.names.fresh("r")
         stmts = [assign(r, _call(self.global_ref(fn, fn.__name__), args + tangents)),
                  assign(target, _sub(load(r), (0,)))]

@@ -15,7 +15,7 @@ from ..batching.api import Vmapped
 from ..ir.trees import namespace_ref
 from ..ir.types import ArrayType, Static
 from ..lax.common import path_str, rebuild
-from .api import _argnums_tuple, _dynamic, _inner_spec, jvp_function
+from .api import _argnums_tuple, _dynamic, _inner_spec, differentiated, jvp_function
 from .reverse import split_vjp_functions, vjp_function
 
 
@@ -233,7 +233,8 @@ class _Jacobian(Jitted):
         from . import jacobian_lib
         live = {0} if self.has_aux else None
         namespace = {"jnp": jacobian_lib.jnp, "_x_dtype": _leaf_dtype(ins),
-                     "_vjp": vjp_function(spec, live) if split is None else split[1]}
+                     "_vjp": vjp_function(spec, live, differentiated(spec, nums)) if split is None
+                     else split[1]}
         lines = ["def pull(args, y, x, e):"]
         es = iter(_unflat("e", [t.dtype for _, t in outs], "y", lines, namespace))
         cotangent = _tree_source(out_type, "", lambda e, t: next(es), namespace=namespace)
@@ -260,7 +261,7 @@ class _Jacobian(Jitted):
                                {"_f": spec.fn}, spec.parsed)
             primal = program.specialize(main, arg_types)
         namespace = {"jnp": jacobian_lib.jnp, "_ajx": adlib, "_y_dtype": _leaf_dtype(outs),
-                     "_jvp": jvp_function(primal, program)}
+                     "_jvp": jvp_function(primal, program, differentiated(primal, nums))}
         lines = ["def push(args, x, v):"]
         vs = iter(_unflat("v", [t.dtype for _, t in ins], "x", lines, namespace))
         # the tangent of argument k's leaves, from the pieces in the order ``ins`` holds them

@@ -29,6 +29,7 @@ from . import adlib, zero_cotangents
 from .analysis import (activity, changed_list_arguments, changed_list_params, child_key,
                        float_leaves, liveness, overwritten, runtime_index,
                        static_slice_positions)
+from .custom_closures import refuse_captured_derivative
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
 from .nodes import _ajx, _call, _locate, _names, _renamed, _statements, _sub, literal_node
 
@@ -760,6 +761,8 @@ class ReverseMode(ListAdjoints):
         if op is not None:
             return stmts + self.op_adjoint(s, op, target, t, val)
         if callee is not None:
+            refuse_captured_derivative(self, s, callee, lambda: self.active if self.wrt is not None
+                                       else activity(self.fdef, set(self.params)))
             return stmts + self.call_adjoint(s, callee, target, t, val)
         read = list_read(value, self.locals())
         if read is not None:
