@@ -6,7 +6,8 @@ Python loops and branches in the generated source, and reverse mode differentiat
 enclosing function's variables. The other functions (``map``, ``associative_scan``,
 ``dot_general``, ``conv_general_dilated``, ``conv_transpose``, ``reduce_window``,
 ``reduce``, ``gather``/``scatter``, ``sort``, ``top_k``, the cumulative reductions, the
-special functions, elementwise, bit and shape functions) are plain ``astjax.numpy`` code
+special functions, elementwise, bit and shape functions, ``custom_root`` and
+``custom_linear_solve``) are plain ``astjax.numpy`` code
 compiled like yours. See ``astjax/_src/lax/``.
 """
 from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
@@ -35,6 +36,7 @@ from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, 
                               select_n, split, stack, tile, unstack)
 from ._src.lax.special import zeta
 from ._src.lax.fft import FftType, fft
+from ._src.lax.solves import custom_linear_solve, custom_root
 from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
@@ -106,7 +108,7 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "reduce_window_shape_tuple", "Precision", "approx_max_k", "approx_min_k",
            "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
            "reduce_precision", "conv_general_dilated_patches", "composite",
-           "broadcast_like"]
+           "broadcast_like", "custom_root", "custom_linear_solve"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}
