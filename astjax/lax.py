@@ -37,6 +37,8 @@ from ._src.lax.arrays import (broadcast_to_rank, collapse, complex, index_take, 
 from ._src.lax.special import zeta
 from ._src.lax.fft import FftType, fft
 from ._src.lax.solves import custom_linear_solve, custom_root
+from ._src.lax.bitcast import bitcast_convert_type
+from ._src.lax.ragged import ragged_dot
 from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
@@ -108,7 +110,8 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "reduce_window_shape_tuple", "Precision", "approx_max_k", "approx_min_k",
            "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
            "reduce_precision", "conv_general_dilated_patches", "composite",
-           "broadcast_like", "custom_root", "custom_linear_solve"]
+           "broadcast_like", "custom_root", "custom_linear_solve",
+           "bitcast_convert_type", "ragged_dot"]
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}
