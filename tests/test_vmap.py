@@ -18,6 +18,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax import grad, jacfwd, jacrev, jit, make_source, value_and_grad, vmap
 from astjax._src.ops.registry import REGISTRY
+from astjax.test_util import check_grads
 
 B = 3  # batch size of the op tests
 
@@ -1043,16 +1044,99 @@ def test_grad_and_jvp_of_vmap_use_custom_jvp_rule(x64):
     np.testing.assert_allclose(t, 20.0)
 
 
-def test_grad_of_vmap_of_custom_rule_with_pytree_argument_raises():
-    @astjax.custom_vjp
-    def f(p):
-        return p["a"] * 2.0
-    f.defvjp(lambda p: (f(p), None), lambda r, g: ({"a": g},))
+# pytree arguments and outputs (they raised NotImplementedError): rules that differ from
+# the primal's derivative, values from JAX 0.10.2 (x64); a true rule against finite
+# differences
+@astjax.custom_vjp
+def _dict_and_pair(p, s):
+    return jnp.sin(p["a"]) * p["b"] + s[0] * s[1]
 
-    def loss(a):
-        return jnp.sum(vmap(f)({"a": a}))
-    with pytest.raises(NotImplementedError, match="under vmap is not supported yet"):
-        grad(loss)(np.ones((2, 3), np.float32))
+
+def _dict_and_pair_fwd(p, s):
+    return _dict_and_pair(p, s), (jnp.cos(p["a"]), p, s)
+
+
+def _dict_and_pair_bwd(r, g):
+    c, p, s = r
+    return ({"a": g * c * p["b"] * 2.0, "b": g * jnp.sin(p["a"]) * 3.0},
+            (g * s[1], g * s[0] * 5.0))
+
+
+_dict_and_pair.defvjp(_dict_and_pair_fwd, _dict_and_pair_bwd)
+
+
+@astjax.custom_jvp
+def _of_pair(p, k):
+    return jnp.exp(p[0]) * p[1] + k
+
+
+@_of_pair.defjvp
+def _of_pair_jvp(primals, tangents):
+    (p, k), (tp, tk) = primals, tangents
+    return _of_pair(p, k), jnp.exp(p[0]) * (p[1] * tp[0] * 2.0 + tp[1] * 3.0) + tk
+
+
+@astjax.custom_vjp
+def _to_dict(x, w):
+    return {"y": jnp.sin(x) * w, "z": w * 2.0}  # (z: the same for every example)
+
+
+_to_dict.defvjp(lambda x, w: (_to_dict(x, w), (jnp.cos(x), jnp.sin(x), w)),
+                lambda r, g: (g["y"] * r[0] * r[2], g["y"] * r[1] + g["z"] * 2.0))
+
+
+@astjax.custom_vjp
+def _true_rule(p):
+    return jnp.sin(p["a"]) * p["b"]
+
+
+_true_rule.defvjp(lambda p: (_true_rule(p), p),
+                  lambda p, g: ({"a": g * jnp.cos(p["a"]) * p["b"], "b": g * jnp.sin(p["a"])},))
+
+
+def _loss_of_pytree_args(a, b, s0, s1):  # a, s0 batched; b, s1 shared by the examples
+    return jnp.sum(vmap(lambda a, b, s0, s1: _dict_and_pair({"a": a, "b": b}, (s0, s1)),
+                        in_axes=(0, None, 0, None))(a, b, s0, s1) * 2.0)
+
+
+def _loss_of_pair(a, b, k):
+    return jnp.sum(vmap(lambda a, b, k: _of_pair((a, b), k), in_axes=(0, None, 0))(a, b, k) ** 2)
+
+
+def _loss_of_dict_output(x, w):
+    d = vmap(_to_dict, in_axes=(0, None))(x, w)
+    return jnp.sum(d["y"] * 2.0 + d["z"])
+
+
+def _loss_of_dict_output_inside(x, w):
+    return jnp.sum(vmap(lambda x, w: _to_dict(x, w)["y"] * 2.0 + _to_dict(x, w)["z"],
+                        in_axes=(0, None))(x, w))
+
+
+def _loss_of_true_rule(a, b):
+    return jnp.sum(vmap(lambda a, b: _true_rule({"a": a, "b": b}), in_axes=(0, None))(a, b))
+
+
+def test_grad_of_vmap_of_custom_rules_with_pytrees(x64):
+    a, s0, k = np.array([0.1, 0.5, -0.3]), np.array([0.2, -1.0, 0.7]), np.array([0.0, 1.0, 2.0])
+    want = ([5.970024991668155, 5.2654953713422366, 5.732018934753636], 1.7024324915381497,
+            [1.6, 1.6, 1.6], -1.0)
+    all_four = grad(_loss_of_pytree_args, (0, 1, 2, 3))
+    for f in (all_four, jit(all_four)):
+        for got, w in zip(f(a, 1.5, s0, 0.8), want):
+            np.testing.assert_allclose(got, w, rtol=1e-12)
+    want = ([10.992624823441531, 34.35686408033218, 13.829123373026853], 59.178612276800564,
+            [3.315512754226943, 6.946163812100385, 6.222454662045154])
+    for got, w in zip(grad(_loss_of_pair, (0, 1, 2))(a, 1.5, k), want):
+        np.testing.assert_allclose(got, w, rtol=1e-12)
+    _, t = astjax.jvp(_loss_of_pair, (a, 1.5, k), (np.ones(3), 1.0, np.ones(3)))
+    np.testing.assert_allclose(t, 134.84135578197362, rtol=1e-12)
+    check_grads(_loss_of_true_rule, (a, 1.5), order=1, modes=("rev",))
+    # an output every example shares: each example's bwd gets its share of the cotangent
+    # (JAX 0.10.2 gives each all of it: 18.567477497179382 in w for both, not 6.5674775)
+    for f in (_loss_of_dict_output, _loss_of_dict_output_inside):
+        np.testing.assert_allclose(grad(f, 1)(a, 1.5), 6.567477497179382, rtol=1e-12)
+        check_grads(f, (a, 1.5), order=1, modes=("rev",))
 
 
 def test_transforms_of_jnp_functions_themselves():

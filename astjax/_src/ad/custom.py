@@ -230,36 +230,44 @@ def _add(a, b):
 
 class BatchedCustomVjp:
     """The rule of a custom_vjp function batched by vmap: fwd and bwd under vmap, as JAX
-    batches them. ``arg_bt``: which arguments carry the batch (at axis 0); the output
-    does. An argument without it is shared by every example: its cotangent is summed."""
+    batches them. ``in_axes``/``out_axes``: vmap's axes (pytree prefixes) of the arguments
+    and the output; ``args``, ``out``: each argument's and the output's (type, bt). fwd's
+    residuals and bwd's cotangents carry the batch; an argument leaf without it is shared
+    by every example: its cotangent is summed over the batch. An output leaf without it
+    is too: each example's bwd gets its share of its cotangent (JAX 0.10.2 gives each the
+    whole, counting it once per example)."""
 
-    def __init__(self, custom, arg_bt):
+    def __init__(self, custom, in_axes, out_axes, args, out):
         from ..batching.api import Vmapped
-        self.custom, self.arg_bt = custom, tuple(arg_bt)
-        self.fwd = Vmapped(custom.rule[0], in_axes=tuple(0 if b else None for b in arg_bt))
+        self.custom, self.in_axes, self.out_axes = custom, in_axes, out_axes
+        self.args, self.out = args, out
+        self.fwd = Vmapped(custom.rule[0], in_axes=in_axes, out_axes=(out_axes, 0))
 
     def vjp_function(self, spec, into):
         from ..batching.api import Vmapped
         bwd = self.custom.rule[1]
         params = _param_names(spec)
         fixed_at = self.custom.nondiff_argnums
-        axes = tuple(0 if b else None for b in self.arg_bt)
+        namespace = {"_summed": _summed}
         diff = [p for i, p in enumerate(params) if i not in fixed_at]
-        cts = []
-        for i, p in enumerate(params):
-            if p not in diff:
-                cts.append("None")
-            else:
-                ct = f"cts[{diff.index(p)}]"
-                cts.append(ct if self.arg_bt[i] else f"_summed({ct})")
+        cts = ["None" if p not in diff else
+               _summed_unbatched(t, b, f"cts[{diff.index(p)}]", namespace)
+               for p, (t, b) in zip(params, self.args)]
         fixed = [params[i] for i in fixed_at]
+        out_type, out_bt = self.out
+        g = "g"
+        if not all_batched(out_bt):
+            size = next(f"{e}.shape[0]" for p, (t, b) in zip(params, self.args)
+                        for e in _batched_leaves(t, b, p))
+            namespace["_share"] = _share
+            g = _shared_unbatched(out_type, out_bt, "g", size, namespace)
         source = (f"def {spec.name}_vjp({', '.join(params)}, g):\n"
                   f"    r = _fwd({', '.join(params)})\n"
-                  f"    cts = _bwd({', '.join(fixed + ['r[1]', 'g'])})\n"
+                  f"    cts = _bwd({', '.join(fixed + ['r[1]', g])})\n"
                   f"    return r[0], ({', '.join(cts)}{',' if len(params) == 1 else ''})\n")
-        namespace = {"_fwd": self.fwd,
-                     "_bwd": Vmapped(bwd, in_axes=tuple(axes[i] for i in fixed_at) + (0, 0)),
-                     "_summed": _summed}
+        namespace["_fwd"] = self.fwd
+        namespace["_bwd"] = Vmapped(bwd, in_axes=tuple(self.in_axes[i] for i in fixed_at) +
+                                    (0, self.out_axes))
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def primal_function(self, spec):
@@ -267,21 +275,74 @@ class BatchedCustomVjp:
         return _cached_primal(spec, f"    return _fwd({params})[0]\n", {"_fwd": self.fwd})
 
 
+def all_batched(b):
+    return b is True or not isinstance(b, bool) and all(all_batched(x) for x in b)
+
+
+def _batched_leaves(t, b, expr):
+    """Source of the leaves of ``expr`` (type ``t``, bt ``b``) that carry the batch."""
+    from ..ir.types import ListType, keyed_children
+    if b is True:
+        pairs = keyed_children(t)
+        if pairs is None:
+            yield f"{expr}[0]" if isinstance(t, ListType) else expr
+        for k, c in pairs or ():
+            yield from _batched_leaves(c, True, f"{expr}[{k!r}]")
+    elif b is not False:
+        for (k, c), x in zip(keyed_children(t) or (), b):
+            yield from _batched_leaves(c, x, f"{expr}[{k!r}]")
+
+
+def _shared_unbatched(t, b, expr, size, namespace):
+    """Source of the cotangent ``expr`` of an output of type ``t`` batched as ``b``: each
+    leaf without the batch divided by the batch size ``size``."""
+    from ..ir.trees import container_source, namespace_ref
+    from ..ir.types import keyed_children
+    if all_batched(b):
+        return expr
+    if isinstance(b, bool):
+        return f"_share({expr}, {size})"
+    return container_source(t, [_shared_unbatched(c, x, f"{expr}[{k!r}]", size, namespace)
+                                for (k, c), x in zip(keyed_children(t), b)],
+                            namespace_ref(namespace))
+
+
+def _share(g, n):
+    """One example's share of the cotangent of an output every example shares."""
+    if g is None:
+        return None
+    return g / n
+
+
+def _summed_unbatched(t, b, expr, namespace):
+    """Source of the cotangent ``expr`` of an argument of type ``t`` batched as ``b`` (a
+    batched bwd gives every leaf the batch): the leaves without it summed over it."""
+    from ..ir.trees import container_source, namespace_ref
+    from ..ir.types import keyed_children
+    if isinstance(b, bool):
+        return expr if b else f"_summed({expr})"
+    if all(x is True for x in b):
+        return expr
+    pairs = keyed_children(t)
+    return container_source(t, [_summed_unbatched(c, x, f"{expr}[{k!r}]", namespace)
+                                for (k, c), x in zip(pairs, b)], namespace_ref(namespace))
+
+
 class BatchedCustomJvp:
     """The rule of a custom_jvp function batched by vmap: the user's jvp rule (and the
     primal) under vmap; both modes then proceed as for custom_jvp."""
 
-    def __init__(self, custom, arg_bt):
+    def __init__(self, custom, in_axes, out_axes):
         from ..batching.api import Vmapped
-        axes = tuple(0 if b else None for b in arg_bt)
         fixed = custom.nondiff_argnums
-        diff = tuple(a for i, a in enumerate(axes) if i not in fixed)
+        diff = tuple(a for i, a in enumerate(in_axes) if i not in fixed)
         self.custom = custom
         self.batched = custom_jvp.__new__(custom_jvp)
         self.batched.nondiff_argnums = fixed
-        self.batched.fun = Vmapped(custom.fun, in_axes=axes)
+        self.batched.fun = Vmapped(custom.fun, in_axes=in_axes, out_axes=out_axes)
         self.batched.rule = Vmapped(custom.rule,
-                                    in_axes=tuple(axes[i] for i in fixed) + (diff, diff))
+                                    in_axes=tuple(in_axes[i] for i in fixed) + (diff, diff),
+                                    out_axes=(out_axes, out_axes))
 
     def vjp_function(self, spec, into):
         return self.batched.vjp_function(spec, into)

@@ -35,7 +35,7 @@ import gast
 
 from ..frontend.naming import Names
 from ..frontend.synthetic import SyntheticFunction, function_def
-from ..ir import anno
+from ..ir import anno, trees
 from ..ir.trees import container_source
 from ..ir.types import (UNKNOWN, ArrayType, IndexType, ListType, SequenceType, Static,
                         TreeType, keyed_children)
@@ -192,7 +192,7 @@ def batched_function(spec, arg_bt, out_req=None, one=False, axis_name=None, size
     _keep_defaults(entry.fn, spec.fn)
     custom = getattr(spec.fn, "custom_rule", None)
     if custom is not None:  # grad of the batched function uses the rule, batched too
-        entry.fn.custom_rule = batched_rule(custom, arg_bt, entry.out_bt)
+        entry.fn.custom_rule = batched_rule(custom, spec, arg_bt, entry.out_bt)
     return entry.fn, entry.out_bt, entry.flags
 
 
@@ -207,15 +207,36 @@ def _keep_defaults(batched, fn):
          for name in batched.__signature__.parameters])
 
 
-def batched_rule(custom, arg_bt, out_bt):
-    """The rule of a custom_vjp/custom_jvp function batched for ``arg_bt``."""
+def batched_rule(custom, spec, arg_bt, out_bt):
+    """The rule of a custom_vjp/custom_jvp function batched for ``arg_bt``: the user's rule
+    under vmap, with the in_axes and out_axes (pytree prefixes) of that batching."""
     from ..ad.custom import BatchedCustomJvp, BatchedCustomVjp, UnbatchableCustom, custom_vjp
-    if out_bt is not True or not all(isinstance(b, bool) for b in arg_bt):
+    try:
+        in_axes = tuple(axes_of(t, b) for t, b in zip(spec.arg_types, arg_bt))
+        out_axes = axes_of(spec.return_type, out_bt)
+    except NotImplementedError:
         return UnbatchableCustom(f"{type(custom).__name__} function {custom.fun.__name__} "
-                                 f"with pytree arguments, or an output without the batch,")
+                                 f"with a list of containers")
     if isinstance(custom, custom_vjp):
-        return BatchedCustomVjp(custom, arg_bt)
-    return BatchedCustomJvp(custom, arg_bt)
+        return BatchedCustomVjp(custom, in_axes, out_axes, tuple(zip(spec.arg_types, arg_bt)),
+                                (spec.return_type, out_bt))
+    return BatchedCustomJvp(custom, in_axes, out_axes)
+
+
+def axes_of(t, b):
+    """vmap's axes (0 or None, or a container of those) for a value of type ``t`` batched
+    as ``b`` (at axis 0)."""
+    if isinstance(b, bool):
+        return 0 if b else None
+    t = unwrap(t)
+    if isinstance(t, ListType):  # (a run-time list: its elements' containers)
+        raise NotImplementedError
+    axes = [axes_of(c, x) for c, x in zip(children(t), b)]
+    if all(a == 0 for a in axes) or all(a is None for a in axes):
+        return axes[0] if axes else None
+    if isinstance(t, SequenceType):
+        return axes if t.kind == "list" else tuple(axes)
+    return trees.builder(t)(*axes)
 
 
 def _vjp_origin(fn):
