@@ -10,6 +10,8 @@ special functions, elementwise, bit and shape functions, ``custom_root`` and
 ``custom_linear_solve``) are plain ``astjax.numpy`` code
 compiled like yours. See ``astjax/_src/lax/``.
 """
+import sys as _sys
+
 from ._src.lax.control_flow import cond, fori_loop, scan, switch, while_loop
 from ._src.lax.slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                dynamic_update_index_in_dim, dynamic_update_slice,
@@ -39,6 +41,7 @@ from ._src.lax.fft import FftType, fft
 from ._src.lax.solves import custom_linear_solve, custom_root
 from ._src.lax.bitcast import bitcast_convert_type
 from ._src.lax.ragged import ragged_dot
+from ._src.lax import linalg
 from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
@@ -111,7 +114,10 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
            "reduce_precision", "conv_general_dilated_patches", "composite",
            "broadcast_like", "custom_root", "custom_linear_solve",
-           "bitcast_convert_type", "ragged_dot"]
+           "bitcast_convert_type", "ragged_dot", "linalg"]
+
+# ``import astjax.lax.linalg`` (``astjax.lax`` is a module, ``linalg`` a module in it)
+_sys.modules.setdefault(__name__ + ".linalg", linalg)
 
 # names astjax.scipy.special defines (that module imports this one)
 _FROM_SCIPY_SPECIAL = {"erf_inv": "erfinv", "bessel_i0e": "i0e", "bessel_i1e": "i1e"}
