@@ -42,6 +42,7 @@ from ._src.lax.solves import custom_linear_solve, custom_root
 from ._src.lax.bitcast import bitcast_convert_type
 from ._src.lax.ragged import ragged_dot
 from ._src.lax import linalg
+from ._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_uniform
 from ._src.lax.incomplete import betainc, igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._src.lax.conv_shapes import (ConvDimensionNumbers, conv_dimension_numbers,
                                    conv_general_permutations, conv_general_shape_tuple,
@@ -114,7 +115,8 @@ __all__ = ["stop_gradient", "fori_loop", "while_loop", "cond", "switch", "scan",
            "broadcast_shapes", "dtype", "empty", "optimization_barrier", "mulhi",
            "reduce_precision", "conv_general_dilated_patches", "composite",
            "broadcast_like", "custom_root", "custom_linear_solve",
-           "bitcast_convert_type", "ragged_dot", "linalg"]
+           "bitcast_convert_type", "ragged_dot", "linalg",
+           "RandomAlgorithm", "rng_bit_generator", "rng_uniform"]
 
 # ``import astjax.lax.linalg`` (``astjax.lax`` is a module, ``linalg`` a module in it)
 _sys.modules.setdefault(__name__ + ".linalg", linalg)
