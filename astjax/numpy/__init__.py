@@ -44,7 +44,7 @@ from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
 from . import fft, linalg  # noqa: E402,F401
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
-                    (_np.linalg.norm, linalg.norm), (_np.select, select),
+                    (_np.select, select),
                     (_np.piecewise, piecewise)) + tuple(
         (getattr(_np, _name), globals()[_name])
         for _name in (_composites.__all__ + _composites2.__all__ + _math_extra.__all__
@@ -56,6 +56,10 @@ for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
     _registry.register_function_alias(_np_fn, _fn)  # np.sort in your code is jnp.sort
 for _name in fft.__all__:  # np.fft.rfft in your code is jnp.fft.rfft
     _registry.register_function_alias(getattr(_np.fft, _name), getattr(fft, _name))
+for _name in linalg.__all__:  # np.linalg.solve is jnp.linalg.solve (np.linalg.outer, which
+    _fn = getattr(_np.linalg, _name, None)  # may be np.outer itself, stays jnp.outer)
+    if _fn is not None and _fn is not getattr(_np, _name, None):
+        _registry.register_function_alias(_fn, getattr(linalg, _name))
 
 
 def __getattr__(name):

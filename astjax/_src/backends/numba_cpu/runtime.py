@@ -10,6 +10,8 @@ from numba.extending import overload
 
 from .special_kernels import digamma, polygamma  # noqa: F401  (ops/special.py)
 from .fft_kernels import fft_rows, irfft_rows, rfft_rows  # noqa: F401  (ops/fft.py)
+from .linalg_kernels import (cholesky_stack, det_stack, eig_stack, eigh_stack,  # noqa: F401
+                             qr_stack, slogdet_stack, solve_stack, svd_stack)
 
 _OPTIONS = dict(cache=True, error_model="numpy")
 # multiply-adds below which a product runs on the calling thread: 2**22 take about 0.1 ms
