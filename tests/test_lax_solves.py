@@ -134,3 +134,21 @@ def test_custom_linear_solve_in_reverse_mode_needs_transpose_solve():
 
 def test_custom_root_on_numba(numba_backend):
     assert float(astjax.jit(astjax.grad(sqrt_by_root))(4.0)) == pytest.approx(0.25, rel=1e-6)
+
+
+def test_custom_linear_solve_whose_solvers_capture_the_matrix():
+    # JAX's idiom: solve and transpose_solve close over the matrix (here its inverse); only
+    # matvec's captured values get a derivative, as in JAX
+    def f(a, b):
+        inv = jnp.array([[a[1, 1], -a[0, 1]], [-a[1, 0], a[0, 0]]]) / (
+            a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0])
+        x = lax.custom_linear_solve(lambda v: a @ v, b, lambda mv, r: inv @ r,
+                                    lambda vm, r: inv.T @ r)
+        return jnp.sum(x * jnp.array([1.0, 3.0]))
+
+    a = np.array([[4.0, 1.0], [2.0, 3.0]], np.float32)
+    b = np.array([1.0, -2.0], np.float32)
+    x, u = np.linalg.solve(a, b), np.linalg.solve(a.T, [1.0, 3.0])
+    ga, gb = astjax.grad(f, (0, 1))(a, b)
+    np.testing.assert_allclose(ga, -np.outer(u, x), rtol=1e-5)
+    np.testing.assert_allclose(gb, u, rtol=1e-5)
