@@ -79,6 +79,10 @@ def partial_with_nondiff_argnums(x, y):
 
 
 XS = jnp.arange(3.0)
+
+
+def _vmapped_sum_grad(f, argnum):
+    return astjax.grad(lambda x, y: astjax.vmap(f, (0, None))(x, y).sum(), argnum)
 # JAX 0.10.2: f(1, 2), grad, vmap(grad) at (0, 1, 2) with y = 2, grad(grad) at (1, 2)
 RULE_TWICE = (1.6829419, 2.161209, [4.0, 2.161209, -1.6645874], -3.3658838)
 NONDIFF = (5.0488257, 6.4836273, [12.0, 6.4836273, -4.993762], -10.0976515)
@@ -98,6 +102,10 @@ def test_the_rule_is_used(f, want):
                                rtol=1e-6)
     np.testing.assert_allclose(
         astjax.grad(lambda x: astjax.vmap(f, (0, None))(x, 2.0).sum())(XS), slopes, rtol=1e-6)
+    # y a run-time value the examples share (the vmapped code did not compile)
+    np.testing.assert_allclose(astjax.vmap(f, (0, None))(XS, 2.0),
+                               np.sin(np.arange(3.0)) * (value / np.sin(1.0)), rtol=1e-6)
+    np.testing.assert_allclose(_vmapped_sum_grad(f, 0)(XS, 2.0), slopes, rtol=1e-6)
     np.testing.assert_allclose(astjax.grad(astjax.grad(f))(1.0, 2.0), curvature, rtol=1e-5)
 
 
@@ -111,12 +119,13 @@ def _line_of(f, text):
 def test_a_derivative_into_a_captured_value_is_a_located_error(f, call):
     # the rule reads captured values as constants: grad with respect to y gave 0.0 (JAX
     # raises UnexpectedTracerError, for jvp and jacfwd too)
-    transforms = [astjax.grad(f, 1), astjax.jacfwd(f, 1),
-                  lambda x, y: astjax.jvp(lambda y: f(x, y), (y,), (1.0,))]
-    for transform in transforms if f is called_jvp else transforms[:1]:
+    transforms = [(astjax.grad(f, 1), 1.0), (_vmapped_sum_grad(f, 1), XS),
+                  (astjax.jacfwd(f, 1), 1.0),
+                  (lambda x, y: astjax.jvp(lambda y: f(x, y), (y,), (1.0,)), 1.0)]
+    for transform, x in transforms if f is called_jvp else transforms[:2]:
         with pytest.raises(TypeError, match="a derivative flows into a value that this "
                            "custom_[jv]+p function .* captured") as info:
-            transform(1.0, 2.0)
+            transform(x, 2.0)
         assert info.value.lineno == _line_of(f, call)
 
 

@@ -250,7 +250,7 @@ class BatchedCustomVjp:
         fixed_at = self.custom.nondiff_argnums
         namespace = {"_summed": _summed}
         diff = [p for i, p in enumerate(params) if i not in fixed_at]
-        cts = ["None" if p not in diff else
+        cts = [_nondiff_cotangent(t, p, namespace) if p not in diff else
                _summed_unbatched(t, b, f"cts[{diff.index(p)}]", namespace)
                for p, (t, b) in zip(params, self.args)]
         fixed = [params[i] for i in fixed_at]

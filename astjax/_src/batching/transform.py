@@ -239,6 +239,17 @@ def axes_of(t, b):
     return trees.builder(t)(*axes)
 
 
+class _ConstantRefs(gast.NodeTransformer):
+    def __init__(self, text):
+        self.text = text
+
+    def visit_Constant(self, node):
+        if literal(node.value) is not None:
+            return node
+        return gast.Name(id=self.text(node.value), ctx=gast.Load(), annotation=None,
+                         type_comment=None)
+
+
 def _vjp_origin(fn):
     """``(primal spec, live)`` when ``fn`` is a reverse-mode ``*_vjp`` function."""
     from ..ad import reverse
@@ -746,9 +757,10 @@ class Batcher:
         return self.text(item.lower), self.text(info[2])
 
     def unchanged(self, value):
-        """The statement's own right-hand side, with renamed locals."""
+        """The statement's own right-hand side, with renamed locals, and constants that are
+        no literals (a generated function it calls) as names of the namespace."""
         from ..backends.source import unparse
-        copy = anno.clean_copy(value)
+        copy = _ConstantRefs(self.static_text).visit(anno.clean_copy(value))
         for n in gast.walk(copy):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and \
                     n.id in self.locals:
