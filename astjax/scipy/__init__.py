@@ -1,2 +1,2 @@
-"""``astjax.scipy``: special functions and probability distributions, as ``jax.scipy``."""
-from . import special, stats  # noqa: F401
+"""``astjax.scipy``: linear algebra, special functions and probability distributions, as ``jax.scipy``."""
+from . import linalg, special, stats  # noqa: F401

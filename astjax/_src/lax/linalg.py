@@ -109,7 +109,7 @@ def lu_pivots_to_permutation(pivots, permutation_size):
     def swap(i, perm):
         j = pivots[..., i].astype(jnp.int32)[..., None]
         at_i = perm[..., i][..., None]
-        at_j = jnp.sum(jnp.where(idx == j, perm, 0), axis=-1, keepdims=True)
+        at_j = jnp.sum(jnp.where(idx == j, perm, 0), axis=-1, keepdims=True, dtype=jnp.int32)
         return jnp.where(idx == i, at_j, jnp.where(idx == j, at_i, perm))
 
     return fori_loop(0, pivots.shape[-1], swap, perm)
