@@ -152,3 +152,16 @@ def test_custom_linear_solve_whose_solvers_capture_the_matrix():
     ga, gb = astjax.grad(f, (0, 1))(a, b)
     np.testing.assert_allclose(ga, -np.outer(u, x), rtol=1e-5)
     np.testing.assert_allclose(gb, u, rtol=1e-5)
+
+
+def test_custom_root_whose_tangent_solve_is_a_custom_linear_solve():
+    # JAX's idiom: the tangent system solved by custom_linear_solve of f linearized
+    def tangent_solve(g, y):
+        return lax.custom_linear_solve(g, y, lambda matvec, r: r / matvec(1.0),
+                                       symmetric=True)
+
+    def root(p):
+        return lax.custom_root(lambda x: x * x - p, 1.0, newton, tangent_solve)
+
+    assert float(astjax.grad(root)(2.0)) == pytest.approx(0.5 / np.sqrt(2), rel=1e-6)
+    assert float(astjax.jvp(root, (9.0,), (6.0,))[1]) == pytest.approx(1.0, rel=1e-6)
