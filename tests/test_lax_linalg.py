@@ -109,3 +109,58 @@ def test_tridiagonal_solve_on_numba(numba_backend):
     got = astjax.jit(lax.linalg.tridiagonal_solve)(DL, D, DU, B)
     np.testing.assert_allclose(got, [[0.2706422, -0.7247706], [0.3761468, 0.3486239],
                                      [1.2752293, -0.3302752]], rtol=1e-5)
+
+
+S = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.5, -1.0, 2.0]], np.float32)
+M = np.array([[1.0, 2.0, 0.5], [4.0, -1.0, 2.0], [-2.0, 3.0, 1.0]], np.float32)
+
+
+def _same_up_to_sign(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    signs = np.sign(np.sum(got * np.conj(want), axis=0).real)
+    np.testing.assert_allclose(got * signs, want, rtol=1e-5, atol=1e-6)
+
+
+def test_decompositions_in_lax_form():
+    chol = [[2.0, 0.0, 0.0], [0.5, 1.6583124, 0.0], [0.25, -0.6784005, 1.2154311]]  # JAX
+    for f in (lax.linalg.cholesky, astjax.jit(lax.linalg.cholesky)):
+        np.testing.assert_allclose(f(S), chol, rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.grad(lambda s: jnp.sum(jnp.sin(lax.linalg.cholesky(s))))(S),
+        [[-0.16274408, 0.15932406, 0.15101075], [0.15932406, 0.09363445, 0.2933037],
+         [0.15101075, 0.2933037, 0.14313145]], rtol=1e-5)
+    v, w = lax.linalg.eigh(S)  # (vectors, values): lax's order
+    np.testing.assert_allclose(w, [1.0595504, 3.3175445, 4.622905], rtol=1e-6)
+    np.testing.assert_allclose(S @ v, v * w, atol=1e-5)
+    np.testing.assert_allclose(
+        astjax.jit(astjax.grad(lambda s: jnp.sum(lax.linalg.eigh(s)[1] *
+                                                 jnp.array([1.0, 2.0, 3.0]))))(S),
+        [[2.5976279, 0.63542074, 0.20433404], [0.63542074, 1.9848821, -0.45401877],
+         [0.20433404, -0.45401877, 1.4174876]], rtol=1e-5)
+    np.testing.assert_allclose(
+        astjax.grad(lambda m: jnp.sum(lax.linalg.svd(m, compute_uv=False) ** 3))(M),
+        [[7.9198203, 18.681484, 9.979527], [61.808784, -20.275965, 23.400005],
+         [-32.28315, 40.1981, 4.142618]], rtol=1e-5)
+    u, s, vh = lax.linalg.svd(M)
+    np.testing.assert_allclose((u * s) @ vh, M, atol=1e-5)
+    q, r = lax.linalg.qr(M)
+    np.testing.assert_allclose(q, [[-0.21821785, 0.7194431, -0.65938044],
+                                   [-0.8728715, 0.15827739, 0.46156636],
+                                   [0.43643576, 0.6762765, 0.59344244]], rtol=1e-5)
+    np.testing.assert_allclose(r, [[-4.582576, 1.745743, -1.4184163], [0, 3.309438, 1.3525529],
+                                   [0, 0, 1.1868849]], rtol=1e-5, atol=1e-6)
+    tall = np.concatenate([M, M[:1]])
+    assert [a.shape for a in lax.linalg.qr(tall, full_matrices=False)] == [(4, 3), (3, 3)]
+    w, vl, vr = lax.linalg.eig(M)
+    np.testing.assert_allclose(w, [-3.8502836, 1.326808, 3.5234756], rtol=1e-5, atol=1e-6)
+    _same_up_to_sign(vl, [[0.67318034, -0.6835732, 0.513051],
+                          [-0.70551825, 0.28096834, 0.6203123],
+                          [0.2215222, 0.6736353, 0.59328866]])
+    _same_up_to_sign(vr, [[0.25767165, -0.55641586, 0.62452],
+                          [-0.77061313, -0.2859574, 0.7028339],
+                          [0.58289, 0.7801473, 0.34058654]])
+    assert len(lax.linalg.eig(M, compute_left_eigenvectors=False)) == 2
+    with pytest.raises(NotImplementedError, match="pivoting"):
+        lax.linalg.qr(M, pivoting=True)
+    with pytest.raises(NotImplementedError, match="subset_by_index"):
+        lax.linalg.eigh(S, subset_by_index=(0, 1))

@@ -146,3 +146,60 @@ def lu(x):
     pivots = jnp.zeros(a.shape[:-2] + (k_steps,), jnp.int32)
     a, pivots = fori_loop(0, k_steps, step, (a, pivots))
     return a, pivots, lu_pivots_to_permutation(pivots, m)
+
+
+# --- the decompositions: jnp.linalg's (LAPACK ops with JAX's derivatives), in lax's forms ---
+
+@static_helper
+def _no_subset(fn, subset_by_index):
+    if subset_by_index is not None:
+        raise NotImplementedError(f"lax.linalg.{fn}: subset_by_index is not supported")
+
+
+def cholesky(x, *, symmetrize_input=True):
+    """The lower Cholesky factor of ``x`` (symmetrized first, as JAX's); NaN where ``x`` is
+    not positive definite."""
+    return jnp.linalg.cholesky(x, symmetrize_input=symmetrize_input)
+
+
+def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
+         subset_by_index=None, implementation=None):
+    """``(v, w)``: eigenvectors (columns) then ascending eigenvalues, lax's order (jnp's is
+    ``(w, v)``); ``lower`` picks the triangle read when not ``symmetrize_input``;
+    ``sort_eigenvalues=False`` and ``implementation`` still give them sorted."""
+    _no_subset("eigh", subset_by_index)
+    w, v = jnp.linalg.eigh(x, UPLO="L" if lower else "U", symmetrize_input=symmetrize_input)
+    return v, w
+
+
+@static_helper
+def _no_pivoting(pivoting):
+    if pivoting:
+        raise NotImplementedError("lax.linalg.qr: pivoting=True is not supported")
+
+
+def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
+    """``(q, r)``: complete (``full_matrices``) or reduced; no column pivoting."""
+    _no_pivoting(pivoting)
+    return jnp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+
+
+def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
+    """``(u, s, vh)``, or ``s`` alone without ``compute_uv``; ``algorithm`` is ignored."""
+    _no_subset("svd", subset_by_index)
+    return jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+        use_magma=None):
+    """``[w, vl, vr]`` as JAX's list (each vector only if asked for): eigenvalues, left
+    eigenvectors (``vl[:, j]^H x = w[j] vl[:, j]^H``, from ``x^H``'s eigenvectors, each of
+    unit norm), right ones; complex, not differentiable."""
+    w, vr = jnp.linalg.eig(x)
+    out = [w]
+    if compute_left_eigenvectors:
+        vl = jnp.swapaxes(jnp.conj(jnp.linalg.inv(vr)), -1, -2)
+        out.append(vl / jnp.linalg.norm(vl, axis=-2, keepdims=True))
+    if compute_right_eigenvectors:
+        out.append(vr)
+    return out
