@@ -353,6 +353,22 @@ def test_a_loop_led_by_frexp(numba_backend):
     np.testing.assert_array_equal(got, m * 2.0 - e)
 
 
+def sin_and_cos(x):
+    return jnp.sin(x) * 0.5 + jnp.cos(x)
+
+
+def test_sin_and_cos_of_huge_arguments(numba_backend):
+    """mathlib's sin/cos reduce |x| up to 2**48 themselves; beyond, their values were
+    meaningless (here 1.0 or 1.5 for the first four, NumPy's -0.05, -0.22, -0.97, 0.31).
+    libm now computes them there, from a vector function the fused loop calls."""
+    x = np.float32([3e38, -1e30, 2.0 ** 60, 1e22, 2.0 ** 49, 3.0, -0.5, np.inf])
+    got, compiled = _run(sin_and_cos, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    with np.errstate(invalid="ignore"):
+        want = np.sin(x) * np.float32(0.5) + np.cos(x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
 def broadcasts(x, y):
     a = jnp.broadcast_to(x, (4, 3)) * y         # a static shape
     b = jnp.broadcast_to(x[0], y.shape) + a     # a shape read at run time, a 0-d operand

@@ -39,7 +39,8 @@ API (callable from ``@njit`` code; one name per function, dispatching on type)::
   a generated module does not notice changes to inlined callees, so include it
   in the cache key of generated code.
 
-Every function vectorizes and none calls libm.  Maximum error in ulps of the
+Every function vectorizes; none calls libm but sin/cos for huge arguments (below).
+Maximum error in ulps of the
 exact result: float32 exhaustively over every input of both signs from
 2**-30 (2**-40 for log1p/tanh) up to where the result saturates (log: all
 denormals and the binades [2**-2, 2**3) and [2**100, max]); float64 over
@@ -55,7 +56,7 @@ dtype::
     tanh       1.65      1.51
     logistic   2.40      2.33
     sin        1.71      1.49    for |x| <= TRIG_BOUND_F32 = TRIG_BOUND_F64 = 2**48
-    cos        1.81      1.48
+    cos        1.81      1.48    (beyond: libm's, as NumPy's to within 4 ulps)
     power      0.76      0.76    (random samples: generic, |y| up to 5e4 near x = 1,
                                   negative x with integer y, results near overflow
                                   and in the denormal range)
@@ -69,11 +70,13 @@ so differences from NumPy there are NumPy's.
 sin/cos reduce x by multiples of pi/2 with an FMA-based Cody-Waite chain
 in float64 (pi/2 to 159 bits; float32 inputs are converted, which costs 1.4x
 the float32 chain that was accurate to 2**20 only), plus, for float64, one
-correction step. Beyond 2**52 or so the result is only guaranteed to lie in
-[-1, 1]; inf and NaN give NaN.  There is no Payne-Hanek path: a
-slow path selected per element cannot be hidden behind a branch in a
-vectorized loop (a never-taken branch to libm for huge inputs made the whole
-loop 5-8x slower), and computing it for every element would double the cost.
+correction step. Beyond the bounds (and for +-inf, giving NaN) libm's sin/cos
+(Payne-Hanek) give the result: each kernel ends in a call to a function with
+vector variants that the loop vectorizer calls with whole vectors, and that
+return at once unless a lane is huge (see ``_libm_variants``). A plain branch
+to libm stopped the vectorizer (the loop ran 5-8x slower), and a vectorized
+Payne-Hanek reduction for every element would double the cost; the call costs
+about 5-10% of a loop of sin, and benchmarks/jit.py's sin loop 1.1-1.2x.
 
 Implementation notes:
 
@@ -688,26 +691,122 @@ def _trig_f64(x, shift):
     return y
 
 
+# Beyond TRIG_BOUND_F32/_F64 (and for +-inf) libm computes sin/cos: every kernel ends
+# with y = astjax_libm_<fn>_<f32|f64>(x, y, bound), a call LLVM cannot inline that returns
+# libm's value where |x| > bound and y elsewhere. A branch to libm in the kernel would stop
+# the loop vectorizer, and llvm.sin itself is widened into libm calls for every element. So
+# the function declares vector variants (LLVM's vector-function-abi-variant attribute; kept
+# alive through llvm.compiler.used) that the vectorized loop calls with whole vectors: they
+# compare, return y when no lane is huge (a few instructions), else jump to the lanes' libm
+# calls. Both preserve all registers (preserve_allcc), so the loop keeps its own.
+_LIBM_VFS = (2, 4, 8, 16)
+
+
+def _libm_variants(module):
+    """Define the scalar and vector functions of huge arguments in ``module`` (once)."""
+    if module.globals.get("astjax_libm_sin_f64") is not None:
+        return
+    i32, keep = ir.IntType(32), []
+    for fn_name in ("sin", "cos"):
+        for sfx, llty in (("f32", ir.FloatType()), ("f64", ir.DoubleType())):
+            name = f"astjax_libm_{fn_name}_{sfx}"
+            libm = module.declare_intrinsic("llvm." + fn_name, [llty])
+            fabs = module.declare_intrinsic("llvm.fabs", [llty])
+            fn = ir.Function(module, ir.FunctionType(llty, [llty] * 3), name)
+            variants = ",".join(f"_ZGV_LLVM_N{n}vvv_{name}({name}_v{n})" for n in _LIBM_VFS)
+            for attr in ("nounwind", "noinline", "memory(none)",
+                         f'"vector-function-abi-variant"="{variants}"'):
+                set.add(fn.attributes, attr)             # (llvmlite checks names it knows)
+            fn.linkage = "linkonce_odr"
+            x, y, bound = fn.args
+            b = ir.IRBuilder(fn.append_basic_block())
+            huge = b.fcmp_ordered(">", b.call(fabs, [x]), bound)
+            b.ret(b.select(huge, b.call(libm, [x]), y))
+            for n in _LIBM_VFS:
+                vty = ir.VectorType(llty, n)
+                mty = ir.VectorType(ir.IntType(1), n)
+                slow_fn = ir.Function(module, ir.FunctionType(vty, [vty] * 3),
+                                      f"{name}_v{n}_lanes")
+                vf = ir.Function(module, ir.FunctionType(vty, [vty] * 3), f"{name}_v{n}")
+                for f in (slow_fn, vf):
+                    f.linkage = "linkonce_odr"
+                    f.calling_convention = "preserve_allcc"
+                    for attr in ("nounwind", "noinline", "memory(none)"):
+                        set.add(f.attributes, attr)
+                x, y, bound = slow_fn.args
+                b = ir.IRBuilder(slow_fn.append_basic_block())
+                for k in range(n):
+                    lane = ir.Constant(i32, k)
+                    xk = b.extract_element(x, lane)
+                    huge = b.fcmp_ordered(">", b.call(fabs, [xk]), b.extract_element(bound, lane))
+                    yk = b.select(huge,
+                                  b.call(libm, [xk]), b.extract_element(y, lane))
+                    y = b.insert_element(y, yk, lane)
+                b.ret(y)
+                x, y, bound = vf.args
+                any_name = f"llvm.vector.reduce.or.v{n}i1"
+                any_fn = module.globals.get(any_name) or ir.Function(
+                    module, ir.FunctionType(ir.IntType(1), [mty]), any_name)
+                vfabs = module.globals.get(f"llvm.fabs.v{n}{sfx}") or ir.Function(
+                    module, ir.FunctionType(vty, [vty]), f"llvm.fabs.v{n}{sfx}")
+                b = ir.IRBuilder(vf.append_basic_block())
+                mask = b.fcmp_ordered(">", b.call(vfabs, [x]), bound)
+                slow, done = vf.append_basic_block(), vf.append_basic_block()
+                b.cbranch(b.call(any_fn, [mask]), slow, done)
+                b.position_at_end(done)
+                b.ret(y)
+                b.position_at_end(slow)
+                b.ret(b.call(slow_fn, [x, y, bound], cconv="preserve_allcc", tail="musttail"))
+                keep.append(vf)
+    ptr = ir.PointerType(ir.IntType(8))
+    used = ir.GlobalVariable(module, ir.ArrayType(ptr, len(keep)), "llvm.compiler.used")
+    used.linkage = "appending"
+    used.section = "llvm.metadata"
+    used.initializer = ir.Constant(ir.ArrayType(ptr, len(keep)), [f.bitcast(ptr) for f in keep])
+
+
+def _libm_trig(fn_name):
+    @intrinsic
+    def _impl(typingctx, x, y, bound):
+        if not _is_float(x, y, bound):
+            return None
+
+        def codegen(context, builder, sig, args):
+            _libm_variants(builder.module)
+            return builder.call(builder.module.globals[f"astjax_libm_{fn_name}_{_sfx(x)}"],
+                                args)
+
+        return x(x, y, bound), codegen
+
+    return _impl
+
+
+_libm_sin = _libm_trig("sin")
+_libm_cos = _libm_trig("cos")
+
+
 @_kernel
 def _sin_f32(x):
     y = _trig_f32(x, f32(0.0))
-    return _where(x == f32(0.0), x, y)                       # keep -0.0
+    y = _where(x == f32(0.0), x, y)                          # keep -0.0
+    return _libm_sin(x, y, f32(TRIG_BOUND_F32))
 
 
 @_kernel
 def _cos_f32(x):
-    return _trig_f32(x, f32(1.0))
+    return _libm_cos(x, _trig_f32(x, f32(1.0)), f32(TRIG_BOUND_F32))
 
 
 @_kernel
 def _sin_f64(x):
     y = _trig_f64(x, f64(0.0))
-    return _where(x == f64(0.0), x, y)
+    y = _where(x == f64(0.0), x, y)
+    return _libm_sin(x, y, f64(TRIG_BOUND_F64))
 
 
 @_kernel
 def _cos_f64(x):
-    return _trig_f64(x, f64(1.0))
+    return _libm_cos(x, _trig_f64(x, f64(1.0)), f64(TRIG_BOUND_F64))
 
 
 # ---------------------------------------------------------------------------
