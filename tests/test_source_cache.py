@@ -240,3 +240,47 @@ def test_numba_backend_hits(tmp_path):
     assert "source cache hit for numba code" in second["log"]
     assert second["out"] == first["out"]
     assert first["out"] == pytest.approx(_expected((1, 2, 3, 4)), rel=1e-5)
+
+
+CUSTOM = """
+import astjax
+import astjax.numpy as jnp
+
+
+@astjax.custom_jvp
+def mine(x):
+    return jnp.sin(x)
+
+
+@mine.defjvp
+def _mine_jvp(primals, tangents):
+    return mine(primals[0]), jnp.cos(primals[0]) * tangents[0]
+
+
+def uses_astjax_rules(x):
+    m = jnp.outer(x, x) + 5.0 * jnp.eye(4)
+    return jnp.linalg.det(m) + astjax.nn.softplus(x)
+
+
+def uses_mine(x):
+    return mine(x) * 2.0
+"""
+
+
+def test_astjax_custom_rules_are_cached_a_users_are_not(tmp_path):
+    """astjax's own custom_jvp functions (jnp.linalg's decompositions, nn.softplus) are
+    pinned by the key and found again by import; a user's custom rule keeps the compile
+    out of the cache (its rules reach generated code untraced)."""
+    import numpy as np
+    _project(tmp_path)
+    (tmp_path / "custommod.py").write_text(CUSTOM)
+    x = np.arange(4, dtype=np.float32)
+    want = np.linalg.det(np.outer(x, x) + 5 * np.eye(4)) + np.logaddexp(0, x)
+    setup = "from custommod import uses_astjax_rules as f"
+    first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
+    assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, second["log"]
+    assert second["out"] == first["out"] == pytest.approx(want.tolist(), rel=1e-5)
+    for _ in range(2):
+        out = _run(tmp_path, setup="from custommod import uses_mine as f")
+        assert out["stats"]["hits"] == 0 and "not caching" in out["log"], out["log"]
+        assert out["out"] == pytest.approx((2 * np.sin(x)).tolist(), rel=1e-6)

@@ -22,7 +22,7 @@ Soundness is the point: a stale hit would silently compute the wrong thing. So
   and builds the module's namespace from the values it found now;
 * whatever cannot be described that way (a lambda or exec'd function with no
   source, an object of unknown kind, a value astjax made from user state it did
-  not resolve by name, a custom_vjp/custom_jvp rule) makes the compile uncacheable:
+  not resolve by name, a user's custom_vjp/custom_jvp rule) makes the compile uncacheable:
   it is generated every time, as without this cache.
 """
 import builtins
@@ -284,8 +284,8 @@ class Fingerprinter:
             return ("positional",) + self._function(value.fn, ref)
         if isinstance(value, SyntheticFunction):
             raise Uncacheable(f"generated function {value.__name__} used as a value")
-        if isinstance(value, _Custom):  # its rules reach generated code untraced
-            raise Uncacheable(f"{type(value).__name__} {value.__name__}")
+        if isinstance(value, _Custom):
+            return self._custom(value, ref)
         if _is_target(value):
             return self._transform(value, ref)
         if isinstance(value, type):
@@ -324,6 +324,21 @@ class Fingerprinter:
             if inner is not fn:
                 out += (self.fp(inner, _step(ref, "unwrap")),)
         return out
+
+    def _custom(self, custom, ref):
+        """A custom_jvp/custom_vjp function of astjax's own (jnp.linalg's, nn.softplus): its
+        code and rules are pinned by the key; found again by import, its function and rule
+        by attribute. A user's is not cached: its rules reach generated code untraced."""
+        where = _importable(custom)
+        if where is None or not _trusted_module(where[0]):
+            raise Uncacheable(f"{type(custom).__name__} {custom.__name__}")
+        rules = custom.rule if isinstance(custom.rule, tuple) else (custom.rule,)
+        for k, part in enumerate((custom.fun,) + rules):
+            if ref is not None and isinstance(part, pytypes.FunctionType):
+                step = ("attr", "fun") if k == 0 else ("attr", "rule")
+                self.refs.setdefault(id(part), ref + (step,) if len(rules) == 1 or k == 0
+                                     else ref + (step, ("item", k - 1)))
+        return ("import",) + where
 
     def _transform(self, obj, ref):
         where = _importable(type(obj))
