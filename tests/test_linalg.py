@@ -193,10 +193,19 @@ def test_gradients_match_jax(name, x64):
 
 def test_vmap_keeps_per_example_vectors(x64):
     """Under vmap, b of shape (n,) per example stays a vector: (batch, n) is not read as a
-    matrix."""
+    matrix; each op is one call on the stack (no loop over the examples)."""
+    source = astjax.make_source(astjax.vmap(L.det))(STACK[0])
+    assert "for " not in source and "linalg_det" in source
     xs = astjax.vmap(L.solve)(STACK[0], np.stack([B, 2 * B, 3 * B]))
     want = np.stack([np.linalg.solve(STACK[0][i], (i + 1) * B) for i in range(3)])
     np.testing.assert_allclose(xs, want, rtol=1e-10)
+    shared = astjax.vmap(L.solve, in_axes=(None, 0))(A, np.stack([B, 2 * B]))
+    np.testing.assert_allclose(shared, np.stack([np.linalg.solve(A, B)] * 2) * [[1], [2]],
+                               rtol=1e-10)
+    w, v = astjax.vmap(L.eigh)(STACK[0] + np.swapaxes(STACK[0], 1, 2))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(STACK[0] + np.swapaxes(STACK[0], 1, 2)),
+                               rtol=1e-10)
+    np.testing.assert_allclose(astjax.jacrev(L.inv)(A), astjax.jacfwd(L.inv)(A), rtol=1e-9)
     dets = astjax.vmap(astjax.grad(L.det))(STACK[0])
     want = np.stack([np.linalg.det(m) * np.linalg.inv(m).T for m in STACK[0]])
     np.testing.assert_allclose(dets, want, rtol=1e-8)

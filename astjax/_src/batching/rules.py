@@ -221,6 +221,15 @@ def fft(bx, op, vals, params, t):
     return bx.call(op.name, {"a": vals["a"].text}, _params(params)), True
 
 
+@rule("linalg_solve", "linalg_cholesky", "linalg_eigh", "linalg_eig", "linalg_svd",
+      "linalg_qr", "linalg_det", "linalg_slogdet")
+def stacked_matrices(bx, op, vals, params, t):
+    """On the last two axes, leading axes a batch broadcast between operands: the batch
+    axis in front changes nothing (an unbatched operand broadcasts)."""
+    _no_batched_params(params, op)
+    return bx.call(op.name, {k: v.text for k, v in vals.items()}, _params(params)), True
+
+
 @rule("argsort")
 def argsort(bx, op, vals, params, t):
     _no_batched_params(params, op)
