@@ -165,3 +165,22 @@ def test_custom_root_whose_tangent_solve_is_a_custom_linear_solve():
 
     assert float(astjax.grad(root)(2.0)) == pytest.approx(0.5 / np.sqrt(2), rel=1e-6)
     assert float(astjax.jvp(root, (9.0,), (6.0,))[1]) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_custom_linear_solve_of_a_pytree():
+    def f(s, b):
+        def matvec(v):
+            return {"x": s * v["x"], "y": 2.0 * s * v["y"]}
+
+        def solve(_, r):
+            return {"x": r["x"] / s, "y": r["y"] / (2.0 * s)}
+
+        out = lax.custom_linear_solve(matvec, b, solve, symmetric=True)
+        return jnp.sum(out["x"]) + jnp.sum(out["y"])
+
+    b = {"x": np.array([1.0, 2.0], np.float32), "y": np.float32(3.0)}
+    assert float(f(2.0, b)) == pytest.approx(3 / 2 + 3 / 4)
+    gs, gb = astjax.grad(f, (0, 1))(2.0, b)
+    assert float(gs) == pytest.approx(-(3 / 4 + 3 / 8))  # d/ds of 3/(2s) + 3/(4s)
+    np.testing.assert_allclose(gb["x"], [0.5, 0.5])
+    assert float(gb["y"]) == pytest.approx(0.25)
