@@ -164,3 +164,29 @@ def test_decompositions_in_lax_form():
         lax.linalg.qr(M, pivoting=True)
     with pytest.raises(NotImplementedError, match="subset_by_index"):
         lax.linalg.eigh(S, subset_by_index=(0, 1))
+
+
+def test_hessenberg_schur_tridiagonal():
+    h, taus = lax.linalg.hessenberg(M)  # JAX 0.10.2's values (LAPACK gehrd)
+    np.testing.assert_allclose(h, [[1.0, -1.5652473, 1.3416407],
+                                   [-4.472136, -2.5999997, -0.19999981],
+                                   [-0.236068, -1.1999998, 2.5999997]], rtol=1e-5)
+    np.testing.assert_allclose(taus, [1.8944271, 0.0], rtol=1e-6)
+    t, vs = astjax.jit(lax.linalg.schur)(M)
+    np.testing.assert_allclose(t, [[-3.8502836, 3.2504075, -0.65707767],
+                                   [0.0, 1.326808, -0.5030808], [0.0, 0.0, 3.5234756]],
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(vs @ t @ vs.T, M, atol=1e-5)
+    assert len(lax.linalg.schur(M, compute_schur_vectors=False)) == 1
+    arr, d, e, taus = astjax.jit(lambda s: lax.linalg.tridiagonal(s, lower=False))(S)
+    np.testing.assert_allclose(arr, [[4.6000004, -0.19999969, -0.236068],
+                                     [1.0, 2.3999996, 1.118034], [0.5, -1.0, 2.0]], rtol=1e-5)
+    np.testing.assert_allclose(d, [4.6000004, 2.3999996, 2.0], rtol=1e-6)
+    np.testing.assert_allclose(e, [-0.19999969, 1.118034], rtol=1e-5)
+    np.testing.assert_allclose(taus, [0.0, 1.8944271], rtol=1e-6)
+    np.testing.assert_allclose(lax.linalg.tridiagonal(S)[1], [4.0, 2.0, 3.0])
+    batched = astjax.vmap(lax.linalg.hessenberg)(np.stack([M, 2 * M]))[1]
+    np.testing.assert_allclose(batched, [[1.8944271, 0.0]] * 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="do not support JVP") as info:
+        astjax.grad(lambda m: jnp.sum(lax.linalg.hessenberg(m)[0]))(M)
+    assert "test_lax_linalg.py" in str(info.value)

@@ -1,12 +1,15 @@
-"""``lax.linalg``'s solvers that need no decomposition op: ``triangular_solve``,
-``tridiagonal_solve``, ``lu`` and ``lu_pivots_to_permutation``, as plain ``astjax.numpy``
-code (loops over a run-time size in ``fori_loop``/``scan``), so jit on both backends, grad
-and vmap need no new rules. Each works on a batch of matrices (leading axes), as JAX's.
+"""``lax.linalg``. The solvers that need no decomposition op (``triangular_solve``,
+``tridiagonal_solve``, ``lu``, ``lu_pivots_to_permutation``) are plain ``astjax.numpy`` code
+(loops over a run-time size in ``fori_loop``/``scan``), so jit on both backends, grad and
+vmap need no new rules; ``cholesky``, ``eigh``, ``qr``, ``svd`` and ``eig`` are
+``jnp.linalg``'s in lax's forms; ``hessenberg``, ``schur`` and ``tridiagonal`` are LAPACK's
+(``lapack.py``). Each works on a batch of matrices (leading axes), as JAX's.
 """
 import astjax.numpy as jnp
 
 from ..random.checks import static_helper  # evaluated while generating code
 from .control_flow import fori_loop, scan
+from .lapack import hessenberg, schur, tridiagonal  # noqa: F401 (lax.linalg's names)
 
 
 @static_helper
