@@ -18,9 +18,11 @@ from astjax._src.random.checks import static_helper  # evaluated while generatin
 from astjax._src.random.special import _erfinv32, _erfinv64
 from astjax.numpy._composites import _inexact, _inexact2
 
-__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gamma", "gammaln",
-           "gammasgn", "i0e", "i1e", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "polygamma", "softmax", "xlog1py", "xlogy"]
+__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
+           "erfc", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
+           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
+           "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 erf = jnp.erf
 erfc = jnp.erfc
@@ -397,3 +399,131 @@ def _i1e_jvp(primals, tangents):
     tiny = jnp.abs(x) <= jnp.finfo(y.dtype).eps
     safe = jnp.where(tiny, 1.0, x)
     return y, t * jnp.where(tiny, 0.5, i0e(safe) - y * (jnp.sign(safe) + 1.0 / safe))
+
+
+# --- built on lax's special functions and the ones above (JAX's definitions) ------------------
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x) (lax.igamma)."""
+    a, x = _inexact2(a, x)
+    return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) (lax.igammac)."""
+    a, x = _inexact2(a, x)
+    return lax.igammac(a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function (lax.betainc)."""
+    a, b = _inexact2(a, b)
+    a, x = _inexact2(a, x)
+    return lax.betainc(a, b, x)
+
+
+@static_helper
+def _no_riemann(q):
+    if q is None:
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                                  "compute the Hurwitz Zeta function.")
+    return None
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function (JAX's: q is required)."""
+    _no_riemann(q)
+    x, q = _inexact2(x, q)
+    return lax.zeta(x, q)
+
+
+def i0(x):
+    x = _inexact(x)
+    return jnp.exp(jnp.abs(x)) * i0e(x)
+
+
+def i1(x):
+    x = _inexact(x)
+    return jnp.exp(jnp.abs(x)) * i1e(x)
+
+
+def beta(a, b):
+    a, b = _inexact2(a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * jnp.exp(betaln(a, b))
+
+
+@static_helper
+def _not_exact(exact):
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    return None
+
+
+def factorial(n, exact=False):
+    _not_exact(exact)
+    n = _inexact(n)
+    return jnp.where(n < 0, 0.0, jnp.exp(gammaln(n + 1.0)))
+
+
+def comb(N, k, *, repetition=False):
+    """N choose k through gammaln (0 where N < 0, k < 0 or k > N without repetition)."""
+    N, k = _inexact2(N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1.0, k))
+    ok = (k <= N) & (N >= 0) & (k >= 0)
+    safe_n = jnp.where(ok, N, 0.0)
+    safe_k = jnp.where(ok, k, 0.0)
+    value = jnp.exp(gammaln(safe_n + 1.0) - gammaln(safe_k + 1.0)
+                    - gammaln(safe_n + 1.0 - safe_k))
+    return jnp.where(ok, value, 0.0)
+
+
+def poch(z, m):
+    """The Pochhammer symbol gamma(z + m) / gamma(z) (1 where m == 0)."""
+    z, m = _inexact2(z, m)
+    return jnp.where(m == 0.0, 1.0, gamma(z + m) / gamma(z)).astype(z.dtype)
+
+
+def rel_entr(p, q):
+    """p log(p / q) for p, q > 0; 0 for p == 0 <= q; inf otherwise."""
+    p, q = _inexact2(p, q)
+    both = (p > 0.0) & (q > 0.0)
+    safe_p = jnp.where(both, p, 1.0)
+    safe_q = jnp.where(both, q, 1.0)
+    value = _xlogx(safe_p) - xlogy(safe_p, safe_q)
+    return jnp.where(both, value, jnp.where((p == 0.0) & (q >= 0.0), 0.0, jnp.inf))
+
+
+def kl_div(p, q):
+    p, q = _inexact2(p, q)
+    return rel_entr(p, q) - p + q
+
+
+def boxcox(x, lmbda):
+    x, lmbda = _inexact2(x, lmbda)
+    zero = lmbda == 0.0
+    safe = jnp.where(zero, 1.0, lmbda)
+    log_x = jnp.log(x)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox1p(x, lmbda):
+    x, lmbda = _inexact2(x, lmbda)
+    zero = lmbda == 0.0
+    safe = jnp.where(zero, 1.0, lmbda)
+    log1p_x = jnp.log1p(x)
+    return jnp.where(zero, log1p_x, jnp.expm1(safe * log1p_x) / safe)
+
+
+@static_helper
+def _real_only(name, dtype):
+    if dtype.kind == "c":
+        raise NotImplementedError(f"astjax: {name} of complex arguments is not implemented")
+    return None
+
+
+def loggamma(x):
+    """log(gamma(x)) for x > 0, NaN below (real x, as JAX's)."""
+    x = _inexact(x)
+    _real_only("loggamma", x.dtype)
+    return jnp.where(x > 0.0, gammaln(x), jnp.nan)
