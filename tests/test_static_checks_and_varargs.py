@@ -353,6 +353,26 @@ def test_unpacking_needs_a_known_length_and_kwargs_stay_refused():
         astjax.jit(kwargs_fn)(A)
 
 
+SUM_OPTIONS = dict(axis=(0,), keepdims=True)
+
+
+def sum_with_options(x):
+    return jnp.sum(jnp.sin(x), **SUM_OPTIONS)
+
+
+def test_double_star_of_a_constant_dict_passes_its_keywords():
+    """f(x, **kw) with a global dict of constants (it raised 'sum(): keywords must be
+    strings'); a dict of run-time values, or a keyword given twice, is a located error."""
+    want = np.sum(np.sin(A), axis=(0,), keepdims=True)
+    np.testing.assert_allclose(astjax.jit(sum_with_options)(A), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(lambda x: sum_with_options(x)[0])(A), np.cos(A),
+                               rtol=1e-6)
+    with pytest.raises(TypeCheckError, match="dict of constants"):
+        astjax.jit(lambda x: jnp.sum(x, **{"axis": x.shape[0] - 3}))(A)
+    with pytest.raises(TypeCheckError, match="multiple values for keyword argument 'axis'"):
+        astjax.jit(lambda x: jnp.sum(x, axis=0, **SUM_OPTIONS))(A)
+
+
 def test_numba(numba_backend):
     jitted = astjax.jit(lambda x, *ys: same_size_sum(x, total(*ys)))
     got = jitted(A, B, A)

@@ -831,6 +831,8 @@ class FunctionTyper:
 
     # --- calls ------------------------------------------------------------------------------------
     def call(self, node, env):
+        if any(k.arg is None for k in node.keywords):
+            self.expand_double_star(node, env)
         if any(isinstance(a, gast.Starred) for a in node.args):
             return self.starred_call(node, env)
         f = node.func
@@ -988,6 +990,33 @@ class FunctionTyper:
         anno.set_(node, "tree_build", tuple(children))
         return TreeType(node_type, aux, tuple(keys),
                         tuple(anno.get(c, "type") for c in children))
+
+    def expand_double_star(self, node, env):
+        """``f(x, **kw)`` with ``kw`` a dict known while generating code (a global or
+        captured dict of constants): its items become keywords of the call, once."""
+        keywords = []
+        for k in node.keywords:
+            if k.arg is not None:
+                keywords.append(k)
+                continue
+            t = self.atom(k.value, env)
+            mapping = t.value if isinstance(t, Static) else None
+            if not isinstance(mapping, dict) or not all(
+                    isinstance(key, str) for key in mapping) or not all(
+                    isinstance(v, (bool, int, float, complex, str, type(None), tuple))
+                    for v in mapping.values()):
+                raise self.error(node, f"**{t}: astjax passes **kwargs of a dict of constants "
+                                 f"known while it generates code (a global or captured dict "
+                                 f"of numbers, strings, tuples); pass the keywords instead")
+            for key, value in mapping.items():
+                constant = gast.Constant(value=value, kind=None)
+                self.atom(constant, env)
+                keywords.append(gast.keyword(arg=key, value=constant))
+        names = [k.arg for k in keywords]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise self.error(node, f"got multiple values for keyword argument {repeated[0]!r}")
+        node.keywords = keywords
 
     def op_call(self, node, op, args, kwargs, arg_nodes, kwarg_nodes):
         try:
