@@ -544,6 +544,14 @@ def _counted(x):
     return y[:2] * 1.3333333
 
 
+def _counted_sum(x):  # (the loop in the function hessian differentiates)
+    astjax.debug.callback(_count_forward_run, x)
+    y = jnp.sin(x) * x
+    for _ in range(2):
+        y = y * 1.5
+    return jnp.sum(y[:2]) * 1.3333333
+
+
 def _counted_straight(x):  # (no loop: hessian's inner jacrev splits, see the test)
     astjax.debug.callback(_count_forward_run, x)
     return jnp.sin(x) * x
@@ -557,13 +565,17 @@ def _vjp_in_jit(x):
 def test_forward_sweep_runs_once():
     """As in JAX, f's forward statements run once per call of jacrev, hessian, and vjp with
     its pullback, eagerly or in compiled code (each ran them twice: for f's output, then
-    again inside the backward sweep); the values stay those of finite differences. (hessian
-    of a function that loops still runs them twice: its tapes are lists, which a second
-    derivative does not follow from the forward sweep to the backward one.)"""
+    again inside the backward sweep); the values stay those of finite differences. hessian
+    of a function that loops ran them twice too: its split derivative is refused when
+    differentiated again (its tapes are lists), and jacrev called f for its output besides
+    the sweep, which now gives it. (Under hessian a callee that loops still runs twice: its
+    split is refused there too, and the caller's derivative reruns it as a checkpoint.)"""
     x = np.float32([0.5, 1.0, 1.5])
     expected = numeric_jacobian(lambda v: np.sin(v)[:2] * v[:2] * 3.0, (x.astype(float),))
+    second = np.diag(np.r_[3.0 * (2.0 * np.cos(x[:2]) - x[:2] * np.sin(x[:2])), 0.0])
     for fn, check in ((jacrev(_counted), expected),
                       (hessian(lambda v: jnp.sum(_counted_straight(v))), None),
+                      (hessian(_counted_sum), second), (jit(hessian(_counted_sum)), second),
                       (jit(_vjp_in_jit), expected.sum(0))):
         _forward_runs.clear()
         out = fn(x)

@@ -157,12 +157,26 @@ class _Jacobian(Jitted):
             if split is not None:
                 lines += ["    pair = _fwd(" + ", ".join(xs) + ")", "    res = pair[1]"]
                 call_f, args = "pair[0]", xs + ["res"]
-            lines += [f"    r = {call_f}", "    out = r[0]"] if self.has_aux else \
-                [f"    out = {call_f}"]
+            # one output element and no split: f's output comes from the one sweep, whose
+            # *_vjp runs f's forward statements (not f again: hessian of a function that
+            # loops, whose split is refused when differentiated again, ran them twice)
+            single = split is None and bool(ins) and len(outs) == 1 and all(outs[0][1].ones)
+            if single:
+                lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
+                cols = _bounds(as_, "c", lines)
+                shape = _tuple_source(["1"] * outs[0][1].ndim)
+                lines.append(f"    J, r = _loop(_step, {_tuple_source(args)}, ((0, 1, {shape}),), "
+                             f"{_layout(cols, as_)}, 1, {cols[-1]}, _y_dtype, _x_dtype)")
+                rows = ["0", "1"]
+            if self.has_aux:
+                lines += ([] if single else [f"    r = {call_f}"]) + ["    out = r[0]"]
+            else:
+                lines.append(f"    out = {'r' if single else call_f}")
             lines += [f"    {y} = {e}" for y, (e, _) in zip(ys, outs)]
-            lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
-            rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
-            if ins:
+            if not single:
+                lines += [f"    {a} = {e}" for a, (e, _) in zip(as_, ins)]
+                rows, cols = _bounds(ys, "r", lines), _bounds(as_, "c", lines)
+            if ins and not single:
                 lines.append(f"    J = _loop(_step, {_tuple_source(args)}, {_layout(rows, ys)}, "
                              f"{_layout(cols, as_)}, {rows[-1]}, {cols[-1]}, _y_dtype, "
                              f"_x_dtype)")
@@ -198,12 +212,13 @@ class _Jacobian(Jitted):
         if not ins:  # only integer inputs (allow_int): every block is zero
             return from_source(name, source, namespace, spec.parsed)
         if self.mode == "jacrev":
-            step = self._pull(spec, arg_types, nums, out_type, outs, ins, split)
+            step = self._pull(spec, arg_types, nums, out_type, outs, ins, split, single)
             if split is not None:
                 namespace["_fwd"] = split[0]
             if len(outs) == 1 and all(outs[0][1].ones):  # one output element: one sweep
-                return from_source(name, source, dict(namespace, _step=step,
-                                                      _loop=jacobian_lib.jacrev_single),
+                loop = jacobian_lib.jacrev_single_with_output if single else \
+                    jacobian_lib.jacrev_single
+                return from_source(name, source, dict(namespace, _step=step, _loop=loop),
                                    spec.parsed)
         else:
             step = self._push(spec, arg_types, nums, out_type, outs, ins, program)
@@ -224,11 +239,12 @@ class _Jacobian(Jitted):
             return from_source(name, source, dict(namespace, _step=step, _loop=loop),
                                spec.parsed)
 
-    def _pull(self, spec, arg_types, nums, out_type, outs, ins, split):
+    def _pull(self, spec, arg_types, nums, out_type, outs, ins, split, with_output=False):
         """``pull(args, y, x, e)``: the raveled cotangent of the inputs ``nums`` for the flat
         output cotangent ``e`` (``y``, ``x``: the layouts of the outputs and inputs). With
         ``split`` (f's ``*_fwd``, ``*_bwd``), ``args`` ends with the forward sweep's
-        residuals and the backward sweep alone runs; else f's ``*_vjp`` runs both."""
+        residuals and the backward sweep alone runs; else f's ``*_vjp`` runs both (and
+        ``with_output``: pull returns f's output first, from that ``*_vjp``)."""
         from ..frontend.synthetic import from_source
         from . import jacobian_lib
         live = {0} if self.has_aux else None
@@ -242,10 +258,12 @@ class _Jacobian(Jitted):
             cotangent = f"({cotangent}, None)"  # the aux output gets no cotangent
         n = len(arg_types) + (split is not None)  # (the residuals are the last argument)
         args = ", ".join(f"args[{i}]" for i in range(n))
-        lines.append(f"    g = _vjp({args}, {cotangent})" + ("[1]" if split is None else ""))
+        lines.append(f"    r = _vjp({args}, {cotangent})")
+        lines.append("    g = r[1]" if split is None else "    g = r")
         grads = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"g[{k}]")
                  if _inexact(leaf[1])]
-        lines.append(f"    return {_ravel_into(grads, 'x', lines)}")
+        flat = _ravel_into(grads, 'x', lines)
+        lines.append(f"    return r[0], {flat}" if with_output else f"    return {flat}")
         return from_source(f"{spec.name}_pull", "\n".join(lines) + "\n", namespace,
                            spec.parsed)
 

@@ -47,3 +47,10 @@ def jacfwd_batched(push, args, x, m, x_dtype):
     (``push`` is vmapped over its last argument; y is not batched)."""
     out, cols = push(args, x, jnp.eye(m, dtype=x_dtype))
     return jnp.transpose(cols), out
+
+
+def jacrev_single_with_output(pull, args, y, x, n, m, y_dtype, x_dtype):
+    """``jacrev_single`` and f's output, where ``pull`` returns that output first (from
+    the sweep that also runs f's forward statements)."""
+    out, flat = pull(args, y, x, jnp.ones(1, y_dtype))
+    return jnp.reshape(flat, (1, m)), out
