@@ -301,3 +301,9 @@ def _attention_mask(logits, mask, is_causal, q_seqlen, kv_seqlen, local_window_s
         valid = valid[:, None, :, :]
         keep = valid if keep is None else keep & valid
     return keep
+
+
+# ``import astjax.nn.initializers`` (``astjax.nn`` is a module, ``initializers`` one in it)
+from astjax._src import initializers  # noqa: E402
+import sys as _sys  # noqa: E402
+_sys.modules.setdefault(__name__ + ".initializers", initializers)
