@@ -1,11 +1,14 @@
 """astjax.nn.initializers against JAX 0.10.2: the same key gives JAX's values bit for bit
-(float32; recorded as literals), eagerly, under jit and vmap over keys."""
+(float32; recorded as literals), eagerly, under jit and vmap over keys. Also
+astjax.flatten_util.ravel_pytree, which flattens such parameters."""
 import numpy as np
 import pytest
 
 import astjax
 import astjax.nn.initializers
+import astjax.numpy as jnp
 from astjax import random
+from astjax.flatten_util import ravel_pytree
 from astjax.nn import initializers as init
 
 KEY = random.PRNGKey(42)
@@ -139,3 +142,44 @@ def test_constants_dtypes_and_errors(x64):
     with pytest.raises(ValueError, match="less or equal"):
         init.delta_orthogonal()(KEY, (3, 4, 2))
     assert init.xavier_uniform is init.glorot_uniform and init.kaiming_normal is init.he_normal
+
+
+# --- flatten_util.ravel_pytree ----------------------------------------------------------------
+
+def test_ravel_pytree_against_jax():
+    params = {"w": np.arange(6, dtype=np.float32).reshape(2, 3),
+              "b": (np.array([7.0, 8.0], np.float32), 9.0), "n": None}
+    flat, unravel = ravel_pytree(params)
+    assert flat.dtype == np.float32
+    np.testing.assert_array_equal(flat, [7.0, 8.0, 9.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0])  # JAX's
+
+    def loss(v):
+        t = unravel(v)
+        return (t["w"] ** 2).sum() * t["b"][1] + jnp.sin(t["b"][0]).sum()
+
+    jax_grad = [0.7539022564888, -0.1455000340938568, 55.0, 0.0, 18.0, 36.0, 54.0, 72.0, 90.0]
+    np.testing.assert_allclose(astjax.grad(loss)(flat), jax_grad, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(loss))(flat), jax_grad, rtol=1e-6)
+    back = astjax.jit(unravel)(flat * 2)
+    assert back["n"] is None and back["w"].shape == (2, 3) and back["b"][1].shape == ()
+    np.testing.assert_array_equal(back["w"], params["w"] * 2)
+    stacked = astjax.vmap(unravel)(jnp.stack([flat, flat + 1]))
+    np.testing.assert_array_equal(stacked["w"][1], params["w"] + 1)
+    empty, unravel_empty = ravel_pytree(())
+    assert empty.dtype == np.float32 and empty.shape == (0,) and unravel_empty(empty) == ()
+
+
+def test_ravel_pytree_mixed_dtypes():
+    """The flat array has the promoted dtype; unravel casts back and, as JAX's, refuses
+    another dtype (with one leaf dtype it takes any, so tangents of other dtypes pass)."""
+    params = {"i": np.arange(3, dtype=np.int32), "f": np.array([1.5, 2.5], np.float32)}
+    flat, unravel = ravel_pytree(params)
+    assert flat.dtype == np.float32
+    np.testing.assert_array_equal(flat, [1.5, 2.5, 0.0, 1.0, 2.0])
+    for back in (unravel(flat), astjax.jit(unravel)(flat)):
+        assert back["i"].dtype == np.int32 and back["f"].dtype == np.float32
+        np.testing.assert_array_equal(back["i"], [0, 1, 2])
+    with pytest.raises(TypeError, match="expected dtype float32"):
+        unravel(flat.astype(np.int32))
+    _, unravel_one = ravel_pytree([np.ones(2, np.float32)])
+    assert unravel_one(np.zeros(2, np.int32))[0].dtype == np.int32
