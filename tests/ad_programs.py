@@ -576,6 +576,44 @@ def list_passed_in_the_loop_growing_it(x):
     return total
 
 
+def _pop_and_push(hs, x):
+    a = hs.pop()
+    hs.append(a * x)
+    hs.append(jnp.sin(a))
+
+
+def list_display_grown_by_callees(x):
+    """``hs = [x]`` appended to and popped from only by callees: still a list built at run
+    time (a display of one element, not a sequence of fixed length)."""
+    hs = [x]
+    for i in range(2):
+        _push(hs, hs[-1] * 1.5)
+    for i in range(2):
+        _pop_and_push(hs, x + i)
+    return jnp.sum(jnp.stack(hs) ** 2)
+
+
+def list_display_grown_by_a_callee_in_a_while_loop(x):
+    hs = [x]
+    i = 0
+    while i < 3:
+        _pop_and_push(hs, x + i)
+        i = i + 1
+    return jnp.sum(jnp.stack(hs) ** 2)
+
+
+def lists_made_in_one_assignment(x):
+    """``hs, gs = [x], [...]``: both displays are lists built at run time."""
+    hs, gs = [x], [x * 2.0]
+    for i in range(3):
+        hs.append(jnp.sin(hs[-1]))
+        gs.append(gs[-1] * hs[-1])
+    s = 0.0
+    for h, g in zip(hs, gs):
+        s = s + jnp.sum(h * g)
+    return s
+
+
 def list_appended_to_by_callees(x):
     hs = [x]
     for i in range(3):

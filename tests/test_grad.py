@@ -616,6 +616,36 @@ def test_callees_appending_to_a_list_argument(x64):
         [6.3944839012706804, 4.171839200349352, 0.0, 0.0], rtol=1e-12)
 
 
+def test_list_displays_grown_only_by_callees(x64):
+    """hs = [x] that only a callee appends to or pops from (or made in a parallel
+    assignment) is a list built at run time: jit raised 'append() needs a list built in this function, got [f64[_]]' (or 'has no
+    method pop'), and so did every transform. Values: JAX 0.10.2's."""
+    x = np.linspace(0.1, 1.0, 4)
+    for fn, value, want, row in [
+            (P.list_display_grown_by_callees, 10.616202293516848, [
+                2.700616666713278, 5.916605776809769, 6.318467285234458, 6.9838444530880315],
+             [0.0, 2.12935272552693, 0.0, 0.0]),
+            (P.list_display_grown_by_a_callee_in_a_while_loop, 15.040679348071192, [
+                1.3744074151651862, 7.091798604521274, 13.503861834640402,
+                18.99629091883198], [0.0, 21.43473210689514, 0.0, 0.0])]:
+        np.testing.assert_allclose(astjax.jit(fn)(x), value, rtol=1e-12)
+        np.testing.assert_allclose(grad(fn)(x), want, rtol=1e-12)
+        np.testing.assert_allclose(hessian(fn)(x)[1], row, rtol=1e-12)
+        # grad of grad: the derivative's backward loop has its first trip peeled into an
+        # if, which makes the list of the call's copy in that branch only
+        np.testing.assert_allclose(grad(lambda x: grad(fn)(x)[1])(x), row, rtol=1e-12)
+        check_grads(fn, (x,), order=2)
+    # hs, gs = [x], [x * 2.0] then appends: each display makes a list built at run time
+    # (was 'append() needs a list built in this function, got [f64[_]]')
+    fn = P.lists_made_in_one_assignment
+    np.testing.assert_allclose(astjax.jit(fn)(x), 7.513337769882006, rtol=1e-12)
+    np.testing.assert_allclose(grad(fn)(x), [0.4685472346582382, 3.082072187447973,
+                                             7.460606489088933, 11.352400714386324],
+                               rtol=1e-12)
+    np.testing.assert_allclose(hessian(fn)(x)[1], [0.0, 12.27953623675474, 0.0, 0.0],
+                               rtol=1e-12)
+
+
 def test_lists_read_by_index_on_numba(x64, numba_backend):
     x = np.linspace(0.1, 1.0, 4)
     for fn, arg in [(fn, x) for fn in (P.rnn_over_a_list, P.pairs_in_a_list,

@@ -585,6 +585,10 @@ class ListAdjoints:
             if lst not in self.params and \
                     _makings_per_path(self.fdef.body, lst, self.locals()) != (1, 1):
                 loop = self.loop_making(lst)
+                branch = self.branch_making(lst) if loop is None else None
+                if branch is not None and lst not in self.remade:
+                    self.cotangent_list_in_branch(lst, *branch)
+                    continue
                 if loop is None and lst not in self.remade:
                     raise self.error(read, f"differentiating reads of list {lst!r} by index "
                                      f"needs the list made on every path that reads it "
@@ -650,6 +654,37 @@ class ListAdjoints:
                                                   ctx=gast.Load()), []))]
         fill += self.zeros_for(lst, left)
         backward_body[0:0] = [_locate(t, loop) for t in fill]
+
+    def branch_making(self, lst):
+        """(the if, 0 for its body or 1 for its orelse) where that block makes list ``lst``
+        once on every path through it, at its top level, and holds every use of ``lst``
+        (a trip of a loop peeled into ``if trips:``); else None."""
+        uses = [n for n in gast.walk(self.fdef) if isinstance(n, gast.Name) and n.id == lst]
+        for branch in gast.walk(self.fdef):
+            if not isinstance(branch, gast.If) or id(branch) not in self.branch_bodies:
+                continue
+            for side, block in enumerate((branch.body, branch.orelse)):
+                inside = {id(n) for t in block for n in gast.walk(t)}
+                if all(id(n) in inside for n in uses) and \
+                        any(_makes_list(t, lst, self.locals()) for t in block) and \
+                        _makings_per_path(block, lst, self.locals()) == (1, 1):
+                    return branch, side
+        return None
+
+    def cotangent_list_in_branch(self, lst, branch, side):
+        """A list made in one branch of an if and used only there: the branch's forward
+        sweep tapes the list as it leaves it, and its backward sweep starts the cotangent
+        list with a zero per element of it (as ``cotangent_list_per_trip`` does)."""
+        forward_body = (self.generated[id(branch)].body, self.generated[id(branch)].orelse)[side]
+        backward_body = self.branch_bodies[id(branch)][side]
+        tape = self.tapes.setdefault(("made in the branch", lst),
+                                     self.names.fresh(f"tape_{lst}"))
+        forward_body.append(_locate(gast.Expr(value=_call(gast.Attribute(
+            value=load(tape), attr="append", ctx=gast.Load()), [load(lst)])), branch))
+        left = self.names.fresh(f"{lst}_left")
+        fill = [assign(left, _call(gast.Attribute(value=load(tape), attr="pop",
+                                                  ctx=gast.Load()), []))]
+        backward_body[0:0] = [_locate(t, branch) for t in fill + self.zeros_for(lst, left)]
 
     def pop_adjoint(self, s, target, val):
         """``y = xs.pop()``: y's cotangent goes back on xs's cotangent list, shaped like y

@@ -189,6 +189,7 @@ class ReverseMode(ListAdjoints):
         self.unset_flags, self.unset_adds = {}, set()  # see settle_unset
         self.branch_tests = {}  # id of an if that changes its test -> the test on entry
         self.loop_bodies = {}  # id of a loop -> [its forward sweep's body, its backward one]
+        self.branch_bodies = {}  # id of an if -> its backward sweep's (body, orelse)
         # id of a branch or loop -> the forward sweep's copy; id of the backward sweep's
         # copy -> the statement (see zero_cotangents)
         self.generated, self.merges = {}, {}
@@ -684,6 +685,7 @@ class ReverseMode(ListAdjoints):
                 test = load(renames[test][0]) if test in renames else load(test)
                 back = gast.If(test=test, body=self.backward(s.body) or [gast.Pass()],
                                orelse=self.backward(s.orelse))
+                self.branch_bodies[id(s)] = (back.body, back.orelse)  # (cotangent_list_in_branch)
                 self.merges[id(back)] = s
                 out.append(back)
             elif isinstance(s, (gast.For, gast.While)):

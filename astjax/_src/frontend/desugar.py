@@ -13,6 +13,7 @@
 * Constructs we do not compile are rejected with the user's file:line:col.
 """
 import copy
+import inspect
 
 import gast
 
@@ -87,7 +88,7 @@ class Desugar:
             lift_nested_functions(self.parsed, self.names, fdef)
         _remade_lists_renamed(fdef.body, self.names)
         if sugared or gast.List in kinds:
-            _grown_list_displays_as_appends(fdef, self.names)
+            _grown_list_displays_as_appends(fdef, self.names, self.parsed)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))] if sugared \
             else list(fdef.body)
         body = self.loops_over_sequences(body)
@@ -368,19 +369,24 @@ def _remade_lists_renamed(body, names):
         made.add(name)
 
 
-def _grown_list_displays_as_appends(fdef, names):
-    """``xs = [a, b]`` for a list the function appends to later becomes ``xs = []`` and an
+def _grown_list_displays_as_appends(fdef, names, parsed=None):
+    """``xs = [a, b]`` for a list the function appends to (or pops from) later, itself or
+    in a function it passes the list to (``push(xs, h)``), becomes ``xs = []`` and an
     append per element (``*ys``: a loop over ``ys``): a list built at run time from the
     start (one element type), as the NumPy habit ``activations = [x]; ...
     activations.append(h)`` expects."""
-    grown = {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
-             isinstance(n.func, gast.Attribute) and n.func.attr == "append" and
-             isinstance(n.func.value, gast.Name)}
+    grown = _grown_names(fdef)
+    displays = {s.targets[0].id for s in gast.walk(fdef) if isinstance(s, gast.Assign) and
+                len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
+                isinstance(s.value, gast.List) and s.value.elts} - grown
+    if displays and parsed is not None:
+        grown |= _passed_to_callees_growing_them(parsed, fdef, displays)
     if not grown:
         return
     blocks = [getattr(n, f) for n in gast.walk(fdef) for f in ("body", "orelse")
               if isinstance(getattr(n, f, None), list)]
     for stmts in blocks:
+        stmts[:] = [t for s in stmts for t in _split_parallel_assignment(s, grown)]
         new = []
         for s in stmts:
             if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
@@ -424,6 +430,64 @@ def _grown_list_displays_as_appends(fdef, names):
             else:
                 new.append(s)
         stmts[:] = new
+
+
+def _split_parallel_assignment(s, grown):
+    """``hs, gs = [x], [y]`` where the function appends to ``hs`` (or ``gs``): one
+    assignment per name (no target is read on the right), so each display is seen as the
+    making of a list built at run time."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
+            isinstance(s.targets[0], (gast.Tuple, gast.List)) and
+            isinstance(s.value, (gast.Tuple, gast.List)) and
+            len(s.targets[0].elts) == len(s.value.elts) and
+            all(isinstance(t, gast.Name) for t in s.targets[0].elts) and
+            not any(isinstance(e, gast.Starred) for e in s.value.elts)):
+        return [s]
+    targets = {t.id for t in s.targets[0].elts}
+    if not targets & grown or len(targets) < len(s.targets[0].elts) or any(
+            isinstance(n, gast.Name) and n.id in targets for n in gast.walk(s.value)):
+        return [s]
+    return [copy_loc(gast.Assign(targets=[store(t.id)], value=v, type_comment=None), s)
+            for t, v in zip(s.targets[0].elts, s.value.elts)]
+
+
+def _grown_names(fdef):
+    """The names ``fdef`` calls ``append`` or ``pop`` on."""
+    return {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
+            isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") and
+            isinstance(n.func.value, gast.Name)}
+
+
+def _passed_to_callees_growing_them(parsed, fdef, candidates, seen=None):
+    """The names of ``candidates`` that ``fdef`` passes to a Python function that appends
+    to or pops from that parameter (itself, or in a function it passes it on to)."""
+    from .parse import parse_function
+    seen = set() if seen is None else seen
+    namespace = {**getattr(getattr(parsed, "fn", None), "__globals__", {}),
+                 **getattr(parsed, "freevars", {})}
+    out = set()
+    for n in gast.walk(fdef):
+        if not (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)):
+            continue
+        passed = list(enumerate(n.args)) + [(k.arg, k.value) for k in n.keywords]
+        passed = [(k, a.id) for k, a in passed if isinstance(a, gast.Name) and
+                  a.id in candidates and a.id not in out]
+        fn = namespace.get(n.func.id)
+        if not passed or not inspect.isfunction(fn) or fn in seen:
+            continue
+        try:
+            callee = parse_function(fn)
+        except Exception:  # (no source: not compiled as a user function anyway)
+            continue
+        seen.add(fn)
+        params = [a.id for a in callee.node.args.posonlyargs + callee.node.args.args]
+        positions = {k: params[k] if isinstance(k, int) and k < len(params) else k
+                     for k, _ in passed}
+        changed = _grown_names(callee.node) | _passed_to_callees_growing_them(
+            callee, callee.node, set(params) - _grown_names(callee.node), seen)
+        out.update(name for k, name in passed if positions[k] in changed)
+        seen.discard(fn)
+    return out
 
 
 def _starred_in(target):
