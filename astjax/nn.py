@@ -17,8 +17,16 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@custom_jvp
 def relu(x):
     return jnp.maximum(x, 0)
+
+
+@relu.defjvp
+def _relu_jvp(primals, tangents):
+    # JAX's rule: slope 0 at 0 (the formula's max gives 1/2 there)
+    (x,), (t,) = primals, tangents
+    return relu(x), jnp.where(x > 0, t, jnp.zeros_like(t))
 
 
 @custom_jvp

@@ -87,11 +87,15 @@ def test_aliases_and_parameters():
     np.testing.assert_allclose(nn.squareplus(x, 1.0), (x + np.sqrt(x * x + 1)) / 2, rtol=1e-6)
 
 
-def test_relu6_slopes_are_jaxs():
-    """relu6 carries JAX's custom_jvp: slope 0 at both kinks, also to hard_sigmoid's."""
+def test_relu_and_relu6_slopes_are_jaxs():
+    """relu and relu6 carry JAX's custom_jvps: slope 0 at every kink (relu6's reach
+    hard_sigmoid's); the formulas' max and min gave 1/2."""
     x = np.array([-1.0, 0.0, 3.0, 6.0, 7.0], np.float32)
     np.testing.assert_array_equal(astjax.vmap(astjax.grad(nn.relu6))(x), [0, 0, 1, 0, 0])
+    np.testing.assert_array_equal(astjax.vmap(astjax.grad(nn.relu))(x), [0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(astjax.jit(astjax.grad(nn.relu))(0.0), 0.0)
     check_grads(nn.relu6, (np.array([-1.5, 0.5, 5.5, 8.0]),), order=2)
+    check_grads(nn.relu, (np.array([-1.5, 0.5, 5.5]),), order=2)
 
 
 def test_log1mexp_against_jax():
