@@ -633,3 +633,24 @@ def test_eager_pullback_takes_the_residuals_as_typed():
     expected = grad(_same_conv_loss, argnums=(0, 1))(x, k)
     for got, want in zip(cotangents, expected):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _sin_times(x, y):
+    return jnp.sin(x) * y
+
+
+def test_a_python_number_written_in_compiled_code_is_differentiated():
+    """grad(f)(1.0, y) inside jit: the 1.0 is traced, as in JAX (it was a constant, so grad
+    returned None, jacfwd 0.0 and jacrev/hessian None); an int is JAX's TypeError."""
+    c, s = np.cos(1.0) * 2.0, -np.sin(1.0) * 2.0
+    cases = [(lambda y: astjax.grad(_sin_times)(1.0, y), c),
+             (lambda y: astjax.value_and_grad(_sin_times, argnums=(0, 1))(1.0, y)[1][0], c),
+             (lambda y: astjax.jacfwd(_sin_times)(1.0, y), c),
+             (lambda y: astjax.jacrev(_sin_times)(1.0, y), c),
+             (lambda y: astjax.hessian(_sin_times)(1.0, y), s)]
+    for fn, want in cases:
+        got = astjax.jit(fn)(2.0)
+        assert got is not None and np.asarray(got).dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(TypeError, match="real- or complex-valued inputs"):
+        astjax.jit(lambda y: astjax.grad(_sin_times)(1, y))(2.0)

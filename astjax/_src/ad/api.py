@@ -10,6 +10,8 @@ import inspect
 import gast
 import numpy as np
 
+import astjax.numpy as jnp
+
 from .. import dtypes
 from ..api import Jitted, Transformed
 from ..frontend.naming import assign, const, load
@@ -65,9 +67,10 @@ class Grad(Jitted):
 
     def function_for(self, arg_types, program):
         inner = self.fun
+        nums = _argnums_tuple(self.argnums, len(arg_types), self.kind)
+        given, arg_types = arg_types, traced_numbers(arg_types, nums)
         fn = inner.function_for(arg_types, program) if hasattr(inner, "function_for") else inner
         spec = program.specialize(fn, arg_types)
-        nums = _argnums_tuple(self.argnums, len(arg_types), self.kind)
         self._check(spec, arg_types, nums)
         # (wrt: nothing else is differentiated, so a custom function may capture the rest)
         vjp_fn = vjp_function(spec, {0} if self.has_aux else None, differentiated(spec, nums))
@@ -93,8 +96,10 @@ class Grad(Jitted):
                 else grad
         seed = gast.Tuple(elts=[const(1.0), const(None)], ctx=gast.Load()) if self.has_aux \
             else const(1.0)  # the output's cotangent; an aux output gets none
-        call = gast.Call(func=load("_vjp"), args=[load(p) for p in params] + [seed],
-                         keywords=[])
+        namespace["_traced"] = jnp.asarray
+        args = [gast.Call(func=load("_traced"), args=[load(p)], keywords=[])
+                if given[k] is not arg_types[k] else load(p) for k, p in enumerate(params)]
+        call = gast.Call(func=load("_vjp"), args=args + [seed], keywords=[])
         body = [assign(r, call), gast.Return(value=result)]
         for node in body:
             for n in gast.walk(node):
@@ -140,6 +145,18 @@ class Grad(Jitted):
                             f"{out.dtype}. For holomorphic differentiation, pass "
                             f"holomorphic=True. For differentiation of non-holomorphic "
                             f"functions involving complex outputs, use vjp directly.")
+
+
+def traced_numbers(arg_types, nums):
+    """The argument types with a Python number written in compiled code at a
+    differentiated position (``grad(f)(1.0, y)``, a constant there) made a weak scalar, as
+    JAX traces it: its derivative is then taken, not None."""
+    out = list(arg_types)
+    for i in nums:
+        t = out[i]
+        if isinstance(t, Static) and dtypes.is_python_scalar(t.value):
+            out[i] = ArrayType(dtypes.python_scalar_dtype(t.value), (), True)
+    return tuple(out)
 
 
 def differentiated(spec, nums):

@@ -15,7 +15,8 @@ from ..batching.api import Vmapped
 from ..ir.trees import namespace_ref
 from ..ir.types import ArrayType, Static
 from ..lax.common import path_str, rebuild
-from .api import _argnums_tuple, _dynamic, _inner_spec, differentiated, jvp_function
+from .api import (_argnums_tuple, _dynamic, _inner_spec, differentiated, jvp_function,
+                  traced_numbers)
 from .reverse import split_vjp_functions, vjp_function
 
 
@@ -117,6 +118,7 @@ class _Jacobian(Jitted):
         from ..frontend.synthetic import from_source
         from . import jacobian_lib
         nums = _argnums_tuple(self.argnums, len(arg_types), self.mode)
+        given, arg_types = arg_types, traced_numbers(arg_types, nums)
         leaves = [leaf for k in nums for leaf in _leaf_exprs(arg_types[k], f"x{k}")]
         for _, t in leaves:  # before the inner function's checks (hessian's jacrev), as JAX
             self._check(t, "input")
@@ -134,7 +136,8 @@ class _Jacobian(Jitted):
         ys = [f"y{j}" for j in range(len(outs))]
         as_ = [f"a{i}" for i in range(len(ins))]
         name = f"{spec.name}_{self.mode}"
-        lines = [f"def {name}({', '.join(xs)}):"]
+        lines = [f"def {name}({', '.join(xs)}):"] + [
+            f"    x{k} = jnp.asarray(x{k})" for k in nums if given[k] is not arg_types[k]]
         call_f = f"_f({', '.join(xs)})"
         split = None
         if self.mode == "jacfwd" and ins:
