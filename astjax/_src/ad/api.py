@@ -247,10 +247,13 @@ class _Half:
     one wrote them (two splits may split f's callees differently). Generated functions are
     not something the source cache can describe, so neither half is cached there."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, hoisted):
         self.fn = fn
+        self.hoisted = hoisted  # the split program's leaves of pytrees read from outside
 
     def function_for(self, arg_types, program):
+        for name, value in self.hoisted.items():  # (names the halves' source reads)
+            program.hoisted.setdefault(name, value)
         return self.fn
 
 
@@ -281,7 +284,7 @@ def _eager_split(fun, primals, has_aux):
         except SplitRefused:
             if not split_lists:
                 raise
-    return None if split is None else (tuple(values), types_, split)
+    return None if split is None else (tuple(values), types_, split, program.hoisted)
 
 
 def _residual_values(value, t):
@@ -322,7 +325,7 @@ class _Pullback:
         if self.has_aux:
             cotangent = (cotangent, None)  # the aux output gets no cotangent
         if self.split is not None:
-            values, types_, (_, bwd), residuals, res_type = self.split
+            values, types_, (_, bwd), hoisted, residuals, res_type = self.split
             types_ += (res_type, type_of_value(cotangent))
             values += (_residual_values(residuals, res_type), cotangent)
         else:
@@ -332,7 +335,7 @@ class _Pullback:
         compiled = self.cache.get(types_)
         if compiled is None:
             compiled = Compiled(_VjpTarget(self.target, self.has_aux) if self.split is None
-                                else _Half(bwd), types_)
+                                else _Half(bwd, hoisted), types_)
             self.cache[types_] = compiled
         cotangents = compiled.run(values)
         if self.split is None:
@@ -399,8 +402,8 @@ def vjp(fun, *primals, has_aux=False):
     if split is None:
         out = _Primal(fun)(*primals)
     else:  # f's forward sweep, once: the pullback runs the backward one on its residuals
-        values, types_, (fwd, _) = split
-        compiled = Compiled(_Half(fwd), types_)
+        values, types_, (fwd, _), hoisted = split
+        compiled = Compiled(_Half(fwd, hoisted), types_)
         out, residuals = compiled.run(values)
         split += (residuals, compiled.out_type.elts[1])
     pull = _Pullback(fun, primals, has_aux, out[0] if has_aux else out, split)
