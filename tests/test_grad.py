@@ -1053,3 +1053,32 @@ def _doubled_wrong_imag_tangent(z):
 def _doubled_jvp(primals, tangents):
     # wrong in its imaginary part only, which check_jvp did not look at
     return primals[0] * 2.0, tangents[0] * (2.0 + 1.0j)
+
+
+def _columns_built_by_a_comprehension(a, r):
+    cols = [jnp.sum(a * r[i]) for i in range(3)]
+    return jnp.sum(jnp.stack(cols) ** 2)
+
+
+def _columns_through_another_name(a, r):
+    lst = []
+    for i in range(3):
+        lst.append(jnp.sum(a.at[:, i].set(r)))
+    cols = lst
+    return jnp.sum(jnp.stack(cols) ** 2)
+
+
+def test_a_list_under_another_name_gets_its_cotangents():
+    """``cols = [... for i in ...]`` and ``cols = lst`` name the list built by the appends:
+    grad raised 'pop from empty list' at the append (the cotangents went to a list named
+    cols and never reached lst). Values: JAX 0.10.2's."""
+    m = np.array([[4.0, 1, 0], [1, 3, 1], [0, 1, 2]], np.float32)
+    b = np.array([1.0, 2, 3], np.float32)
+    for f, grad_row, hess_row, mixed in (
+            (_columns_built_by_a_comprehension, [364.0] * 3, [338.0, 0, 0], [52.0] * 3),
+            (_columns_through_another_name, [60.0, 60, 56], [6.0] * 3, [4.0] * 3)):
+        np.testing.assert_allclose(grad(f)(m, b)[0], grad_row, rtol=1e-6)
+        np.testing.assert_allclose(astjax.jit(grad(f))(m, b)[0], grad_row, rtol=1e-6)
+        np.testing.assert_allclose(astjax.hessian(f, argnums=1)(m, b)[0], hess_row, rtol=1e-6)
+        np.testing.assert_allclose(astjax.jacfwd(grad(f, argnums=1))(m, b)[0, 0], mixed,
+                                   rtol=1e-6)

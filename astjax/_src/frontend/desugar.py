@@ -86,6 +86,7 @@ class Desugar:
             _StarredTargets(self.names).visit(fdef)
             _DictComprehensions(self.parsed).visit(fdef)
             lift_nested_functions(self.parsed, self.names, fdef)
+        _list_aliases_resolved(fdef)
         _remade_lists_renamed(fdef.body, self.names)
         if sugared or gast.List in kinds:
             _grown_list_displays_as_appends(fdef, self.names, self.parsed)
@@ -302,6 +303,12 @@ class Desugar:
                 return self._hoist(node, pre)
             visit_GeneratorExp = visit_ListComp
 
+        if _builds_a_named_list(stmt):
+            # `xs = [f(i) for i in ...]`: the loop appends to xs itself, not to a fresh list
+            # xs is then a copy of (reverse mode gives no cotangent through such a copy)
+            Hoist().generic_visit(stmt.value)
+            self._hoist(stmt.value, pre, out=stmt.targets[0].id)
+            return pre
         for name, value in gast.iter_fields(stmt):
             if name in ("body", "orelse"):
                 continue  # nested statements hoist into their own block, below
@@ -322,8 +329,8 @@ class Desugar:
                                       for x in _as_list(self.comprehensions(s))])
         return pre + [stmt] if pre else stmt
 
-    def _hoist(self, node, pre):
-        out = self.names.fresh("lst")
+    def _hoist(self, node, pre, out=None):
+        out = out or self.names.fresh("lst")
         renames = {}
         for gen in node.generators:
             if gen.is_async:
@@ -345,6 +352,40 @@ class Desugar:
         pre.append(assign(out, gast.List(elts=[], ctx=gast.Load()), node))
         pre.extend(copy_loc_all(body, node))
         return copy_loc(load(out), node)
+
+
+def _list_aliases_resolved(fdef):
+    """``cols = hs`` at the top of the body, where ``hs`` is a list the function makes once
+    (``hs = []`` or a comprehension) and ``cols`` is assigned nowhere else: ``cols`` reads
+    become ``hs`` reads and the copy goes. Both names are one list in Python; to reverse
+    mode two names were two lists, and the cotangents given to ``cols`` never reached
+    ``hs`` (an IndexError, or a zero gradient)."""
+    stores = {}
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    lists = {s.targets[0].id for s in fdef.body
+             if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+             isinstance(s.targets[0], gast.Name) and
+             isinstance(s.value, (gast.List, gast.ListComp))}
+    for k, s in enumerate(list(fdef.body)):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)):
+            continue
+        alias, source = s.targets[0].id, s.value.id
+        if source in lists and stores.get(source) == 1 and stores.get(alias) == 1:
+            fdef.body.remove(s)
+            for later in fdef.body:
+                _rename(later, {alias: source})
+
+
+def _builds_a_named_list(stmt):
+    """``name = [... for ...]`` where the comprehension does not read ``name``."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.ListComp)):
+        return False
+    name = stmt.targets[0].id
+    return not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt.value))
 
 
 DICT_FROM = "_astjax_dict_from"  # lax/trees.py's dict_from, whatever the user's names
