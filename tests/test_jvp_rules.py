@@ -328,8 +328,9 @@ def test_clip_both_names_of_a_bound(x64):
 CLIP_AT_BOUNDS = np.array([-1.0, 0.0, 1.0, 2.0, -3.0])
 
 
-def test_clip_at_the_bounds_passes_arr_tangent():
-    """x == min or x == max: arr's tangent (not split as JAX's maximum would)."""
+def test_clip_at_the_bounds_shares_the_tangents():
+    """x == min or x == max: arr's and the bound's tangents, half each, as JAX's
+    minimum(max, maximum(min, x)) shares ties."""
     x = jnp.asarray(CLIP_AT_BOUNDS.astype(np.float32))
     lo, hi = jnp.asarray(np.float32(-1.0)), jnp.asarray(np.float32(1.0))
     tx = jnp.ones_like(x)
@@ -337,14 +338,14 @@ def test_clip_at_the_bounds_passes_arr_tangent():
     z = jnp.clip(x, lo, hi)
     t = jvp("clip")(z, x, lo, hi, None, None, tx, t_lo, t_hi, None, None)
     assert t.dtype == np.float32
-    np.testing.assert_array_equal(np.asarray(t), [1, 1, 1, 100, 10])
+    np.testing.assert_array_equal(np.asarray(t), [5.5, 1, 50.5, 100, 10])
     # one tangent at a time, bounds given as a_min/a_max, a single bound
     np.testing.assert_array_equal(
         np.asarray(jvp("clip")(z, x, None, None, lo, hi, None, None, None, t_lo, None)),
-        [0, 0, 0, 0, 10])
+        [5, 0, 0, 0, 10])
     np.testing.assert_array_equal(
         np.asarray(jvp("clip")(jnp.clip(x, max=hi), x, None, hi, None, None, tx, None, t_hi,
-                               None, None)), [1, 1, 1, 100, 1])
+                               None, None)), [1, 1, 50.5, 100, 1])
     assert jvp("clip")(z, x, lo, hi, None, None, None, None, None, None, None) is None
 
 

@@ -67,15 +67,24 @@ def test_clip(x64, bounds):
         assert (ct is None) == (name not in bounds and name != "arr"), name
 
 
-def test_clip_at_the_bounds_passes_to_arr():
-    """x == min or x == max: the gradient goes to x (not split as JAX's maximum would)."""
-    x = jnp.asarray(np.array([-1.0, 0.0, 1.0, 2.0, -3.0], np.float32))
-    lo, hi = jnp.asarray(np.float32(-1.0)), jnp.asarray(np.float32(1.0))
-    z = jnp.clip(x, lo, hi)
-    d_arr, d_min, d_max, _, _ = rule("clip")(z, x, lo, hi, None, None, jnp.ones_like(z))
-    np.testing.assert_array_equal(np.asarray(d_arr), [1, 1, 1, 0, 0])
-    np.testing.assert_array_equal(np.asarray(d_min), [0, 0, 0, 0, 1])
-    np.testing.assert_array_equal(np.asarray(d_max), [0, 0, 0, 1, 0])
+def test_clip_at_the_bounds_shares_as_jax():
+    """x == min or x == max: the gradient is shared between x and the bound, as JAX's
+    clip (minimum(max, maximum(min, x))) shares ties; the upper bound wins where
+    min > max. Values: jax.grad of sum(clip(x, lo, hi) * [1..6]) and jax.jvp, JAX 0.10.2."""
+    x = np.array([0.0, 2.0, 1.0, -1.0, 3.0, 5.0], np.float32)
+    lo = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 6.0], np.float32)
+    hi = np.array([2.0, 2.0, 2.0, 2.0, 2.0, 4.0], np.float32)
+    weights = np.arange(1.0, 7.0, dtype=np.float32)
+    f = lambda x, lo, hi: jnp.sum(jnp.clip(x, lo, hi) * weights)  # noqa: E731
+    for grad in (astjax.grad(f, argnums=(0, 1, 2)), astjax.jit(astjax.grad(f, (0, 1, 2)))):
+        d_arr, d_lo, d_hi = grad(x, lo, hi)
+        np.testing.assert_array_equal(np.asarray(d_arr), [0.5, 1, 3, 0, 0, 0])
+        np.testing.assert_array_equal(np.asarray(d_lo), [0.5, 0, 0, 4, 0, 0])
+        np.testing.assert_array_equal(np.asarray(d_hi), [0, 1, 0, 0, 5, 6])
+    tangent = astjax.jvp(lambda x: jnp.clip(x, lo, hi), (x,), (np.ones(6, np.float32),))[1]
+    np.testing.assert_array_equal(np.asarray(tangent), [0.5, 0.5, 1, 0, 0, 0])
+    assert float(astjax.grad(lambda x: jnp.clip(x, 0.0))(0.0)) == 0.5
+    assert float(astjax.grad(lambda x: jnp.clip(x, max=2.0))(2.0)) == 0.5
 
 
 def test_nan_to_num(x64):

@@ -6,8 +6,8 @@ at_max).
 Each rule is the exact transpose of the op's VJP rule (for every u and v,
 ``<u, jvp(v)> == sum_k <vjp(u)[k], v_k>``), so the two modes agree wherever the derivative
 is a convention: ties of max/min share the tangent equally, prod and cumprod are exact at
-zeros without 0 / 0, clip at a bound passes arr's tangent, a value nan_to_num replaced
-has tangent 0, log(0) counts as 0 in at_power.
+zeros without 0 / 0, clip at a bound shares it as JAX's minimum(maximum(...)) does, a
+value nan_to_num replaced has tangent 0, log(0) counts as 0 in at_power.
 
 The convention (``rules.py``): ``rule(z, <operands>, <one tangent per operand>, **params)``
 returns the output's tangent, possibly of a broadcast-compatible shape and weak dtype (the
@@ -19,6 +19,7 @@ Constants are Python floats (weak), so float32 stays float32.
 import astjax.numpy as jnp
 
 from .rules import jvp_rule
+from .vjp_conversions import clip_shares
 from .vjp_indexing import _times_others, extremum_shares
 from .vjp_reductions import _count, _flattened, _keepdims, _scan_axis, prod_partials
 from .vjp_shape import is_complex
@@ -168,8 +169,7 @@ def cumprod_jvp(z, a, ta, axis=None, dtype=None, out=None):
 @jvp_rule("clip")
 def clip_jvp(z, arr, min, max, a_min, a_max, t_arr, t_min, t_max, t_a_min, t_a_max,
              out=None):
-    """arr's tangent where lower <= arr <= upper, a bound's where it was the result; upper
-    wins wherever lower > upper (``maximum(lower, arr)`` then ``minimum(upper, ...)``)."""
+    """The tangents of arr and the bounds weighted by ``clip_shares`` (clip's VJP rule's)."""
     lower = a_min if min is None else min
     upper = a_max if max is None else max
     t_lower = t_a_min if min is None else t_min  # a bound's tangent: from min= or a_min=
@@ -178,13 +178,9 @@ def clip_jvp(z, arr, min, max, a_min, a_max, t_arr, t_min, t_max, t_a_min, t_a_m
         return None
     if lower is None and upper is None:
         return t_arr
-    if upper is None:
-        return _plus(_masked(arr >= lower, t_arr), _masked(arr < lower, t_lower))
-    if lower is None:
-        return _plus(_masked(arr <= upper, t_arr), _masked(arr > upper, t_upper))
-    return _plus(_plus(_masked((arr >= lower) & (arr <= upper), t_arr),
-                       _masked((arr < lower) & (lower <= upper), t_lower)),
-                 _masked((arr > upper) | (lower > upper), t_upper))
+    to_arr, to_lower, to_upper = clip_shares(arr, lower, upper)
+    return _plus(_plus(_times(t_arr, to_arr), _times(t_lower, to_lower)),
+                 _times(t_upper, to_upper))
 
 
 @jvp_rule("nan_to_num")

@@ -42,27 +42,33 @@ def where_vjp(z, condition, x, y, g):
     return (None, jnp.where(condition, g, 0.0), jnp.where(condition, 0.0, g))
 
 
+def clip_shares(arr, lower, upper):
+    """The share of a derivative that arr, the lower and the upper bound each get in
+    ``clip``, which is JAX's ``minimum(upper, maximum(lower, arr))``: where two are equal
+    they share it equally, as maximum and minimum do (so at a bound arr gets half, as in
+    JAX); the upper bound wins wherever lower > upper. None for a bound not given."""
+    to_arr, to_lower, m = 1.0, None, arr
+    if lower is not None:
+        to_arr = jnp.where(arr > lower, 1.0, jnp.where(arr == lower, 0.5, 0.0))
+        to_lower = 1.0 - to_arr
+        m = jnp.maximum(lower, arr)
+    if upper is None:
+        return to_arr, to_lower, None
+    below = jnp.where(m < upper, 1.0, jnp.where(m == upper, 0.5, 0.0))
+    return to_arr * below, None if to_lower is None else to_lower * below, 1.0 - below
+
+
 @vjp_rule("clip")
 def clip_vjp(z, arr, min, max, a_min, a_max, g, out=None):
-    """``arr`` gets g where lower <= arr <= upper, a bound where it was the result:
-    ``maximum(lower, arr)`` then ``minimum(upper, ...)`` gives upper wherever
-    lower > upper."""
+    """g split among arr and the bounds by ``clip_shares``."""
     lower = a_min if min is None else min
     upper = a_max if max is None else max
     if lower is None and upper is None:
         return (g, None, None, None, None)
-    if upper is None:
-        d_arr = jnp.where(arr >= lower, g, 0.0)
-        d_lower = jnp.where(arr < lower, g, 0.0)
-        d_upper = None
-    elif lower is None:
-        d_arr = jnp.where(arr <= upper, g, 0.0)
-        d_lower = None
-        d_upper = jnp.where(arr > upper, g, 0.0)
-    else:
-        d_arr = jnp.where((arr >= lower) & (arr <= upper), g, 0.0)
-        d_lower = jnp.where((arr < lower) & (lower <= upper), g, 0.0)
-        d_upper = jnp.where((arr > upper) | (lower > upper), g, 0.0)
+    to_arr, to_lower, to_upper = clip_shares(arr, lower, upper)
+    d_arr = g * to_arr
+    d_lower = None if to_lower is None else g * to_lower
+    d_upper = None if to_upper is None else g * to_upper
     # each bound's cotangent goes to the operand that gave it (min= or a_min=)
     if min is None:
         return (d_arr, None, None, d_lower, d_upper) if max is None else \
