@@ -499,20 +499,21 @@ def kl_div(p, q):
     return rel_entr(p, q) - p + q
 
 
-def boxcox(x, lmbda):
-    x, lmbda = _inexact2(x, lmbda)
+def _boxcox_of_log(log_x, lmbda):
+    """(x**lmbda - 1) / lmbda from log(x), log(x) where lmbda == 0 (JAX's formula)."""
     zero = lmbda == 0.0
     safe = jnp.where(zero, 1.0, lmbda)
-    log_x = jnp.log(x)
     return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+def boxcox(x, lmbda):
+    x, lmbda = _inexact2(x, lmbda)
+    return _boxcox_of_log(jnp.log(x), lmbda)
 
 
 def boxcox1p(x, lmbda):
     x, lmbda = _inexact2(x, lmbda)
-    zero = lmbda == 0.0
-    safe = jnp.where(zero, 1.0, lmbda)
-    log1p_x = jnp.log1p(x)
-    return jnp.where(zero, log1p_x, jnp.expm1(safe * log1p_x) / safe)
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
 
 
 @static_helper
