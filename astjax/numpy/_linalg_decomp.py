@@ -19,6 +19,7 @@ _svd_op = REGISTRY["linalg_svd"]
 _qr_op = REGISTRY["linalg_qr"]
 _det_op = REGISTRY["linalg_det"]
 _slogdet_op = REGISTRY["linalg_slogdet"]
+_eig_op = REGISTRY["linalg_eig"]  # (not differentiable: no rule)
 
 
 def _H(x):

@@ -148,7 +148,7 @@ def _inexact(x):
 
 
 @static_helper
-def _check_square(fn, ndim):
+def _check_matrix(fn, ndim):
     if ndim < 2:
         raise ValueError(f"{fn}: argument must have at least 2 dimensions, got {ndim}")
     return ndim
@@ -163,20 +163,20 @@ def solve(a, b):
     dims), of shape (..., n, k) a stack of matrices; the batch dims broadcast. A singular
     matrix gives NaN, as JAX's gives NaN or inf."""
     a, b = _inexact(a), _inexact(b)
-    _check_square("solve", a.ndim)
+    _check_matrix("solve", a.ndim)
     return _decomp._solve_op(a, b, b.ndim == 1)
 
 
 def inv(a):
     a = _inexact(a)
-    _check_square("inv", a.ndim)
+    _check_matrix("inv", a.ndim)
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
     return _decomp._solve_op(a, eye, False)
 
 
 def det(a):
     a = _inexact(a)
-    _check_square("det", a.ndim)
+    _check_matrix("det", a.ndim)
     return _decomp.det(a)
 
 
@@ -184,7 +184,7 @@ def slogdet(a, *, method=None):
     """(sign, log|det|); ``method`` is accepted as JAX's ("lu" or "qr") and both give
     LAPACK's LU result."""
     a = _inexact(a)
-    _check_square("slogdet", a.ndim)
+    _check_matrix("slogdet", a.ndim)
     _check_method(method)
     return _decomp.slogdet_pair(a)
 
@@ -199,7 +199,7 @@ def _check_method(method):
 
 def cholesky(a, *, upper=False, symmetrize_input=True):
     a = _inexact(a)
-    _check_square("cholesky", a.ndim)
+    _check_matrix("cholesky", a.ndim)
     if symmetrize_input:
         a = _symmetrize(a)
     low = _decomp.cholesky_lower(a)
@@ -229,7 +229,7 @@ def _hermitian(a, uplo, symmetrize_input):
 def eigh(a, UPLO=None, symmetrize_input=True):
     """(eigenvalues ascending, eigenvectors as columns) of a Hermitian matrix."""
     a = _inexact(a)
-    _check_square("eigh", a.ndim)
+    _check_matrix("eigh", a.ndim)
     _check_uplo(UPLO)
     return _decomp.eigh_pair(_hermitian(a, UPLO, symmetrize_input))
 
@@ -240,10 +240,10 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
 
 def eig(a):
     """(eigenvalues, eigenvectors), complex, in LAPACK's order (as JAX on CPU). Not
-    differentiable, as in astjax nothing is for eig yet (JAX's JVP is eigenvalues only)."""
+    differentiable in astjax (JAX differentiates the eigenvalues)."""
     a = _inexact(a)
-    _check_square("eig", a.ndim)
-    return _EIG(a)
+    _check_matrix("eig", a.ndim)
+    return _decomp._eig_op(a)
 
 
 def eigvals(a):
@@ -254,7 +254,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
     """(U, S, Vh) with a == U @ (S[..., None] * Vh) for full_matrices=False; S alone for
     compute_uv=False. ``hermitian`` is accepted and computes the general SVD."""
     a = _inexact(a)
-    _check_square("svd", a.ndim)
+    _check_matrix("svd", a.ndim)
     _no_subset(subset_by_index)
     if not compute_uv:
         return _decomp.singular_values(a)
@@ -284,7 +284,7 @@ def _qr_mode(mode):
 
 def qr(a, mode="reduced"):
     a = _inexact(a)
-    _check_square("qr", a.ndim)
+    _check_matrix("qr", a.ndim)
     if _qr_mode(mode) == "complete":
         return _decomp.qr_complete(a)
     if mode == "r":
@@ -296,7 +296,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse through the SVD (singular values up to
     rtol * the largest count as zero), with JAX's derivative (Golub and Pereyra)."""
     a = _inexact(a)
-    _check_square("pinv", a.ndim)
+    _check_matrix("pinv", a.ndim)
     if rcond is not None:
         rtol = rcond
     if rtol is None:
@@ -306,7 +306,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
 
 def matrix_rank(M, rtol=None, *, tol=None):
     M = _inexact(M)
-    _check_square("matrix_rank", M.ndim)
+    _check_matrix("matrix_rank", M.ndim)
     s = svd(M, compute_uv=False)
     if tol is None:
         tol = rtol
@@ -319,7 +319,7 @@ def matrix_rank(M, rtol=None, *, tol=None):
 def matrix_power(a, n):
     """a @ a @ ... (n times) by repeated squaring; a negative n inverts first."""
     a = jnp.asarray(a)
-    _check_square("matrix_power", a.ndim)
+    _check_matrix("matrix_power", a.ndim)
     if n < 0:
         a = inv(a)
     result = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -336,7 +336,7 @@ def cond(x, p=None):
     """The condition number: largest over smallest singular value for p None or 2,
     the smallest over the largest for -2, else norm(x, p) * norm(inv(x), p)."""
     x = _inexact(x)
-    _check_square("cond", x.ndim)
+    _check_matrix("cond", x.ndim)
     if p is None or p == 2:
         s = svd(x, compute_uv=False)
         return s[..., 0] / s[..., -1]
@@ -458,6 +458,3 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
 
 from . import _linalg_decomp as _decomp  # noqa: E402
-from .._src.ops.registry import REGISTRY as _REGISTRY  # noqa: E402
-
-_EIG = _REGISTRY["linalg_eig"]

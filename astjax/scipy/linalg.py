@@ -10,22 +10,12 @@ import astjax.numpy as jnp
 from .._src.lax import linalg as _lax_linalg
 from .._src.random.checks import static_helper
 from ..numpy import linalg as _linalg
+from ..numpy._linalg_decomp import _H
+from ..numpy.linalg import _inexact
 
 __all__ = ["solve_triangular", "cholesky", "cho_factor", "cho_solve", "lu_factor", "lu_solve",
            "lu", "solve", "inv", "det", "eigh", "svd", "qr", "expm", "block_diag",
            "toeplitz"]
-
-
-def _inexact(x):
-    x = jnp.asarray(x)
-    if _is_inexact(x.dtype):
-        return x
-    return x * 1.0  # ints and bools: the default float, as JAX promotes
-
-
-@static_helper
-def _is_inexact(dtype):
-    return dtype.kind in "fc"
 
 
 @static_helper
@@ -62,10 +52,6 @@ def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
     if lower:
         return _linalg.cholesky(a, symmetrize_input=False)
     return _H(_linalg.cholesky(_H(a), symmetrize_input=False))
-
-
-def _H(x):
-    return jnp.conj(jnp.matrix_transpose(x))
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):

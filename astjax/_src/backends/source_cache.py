@@ -332,12 +332,15 @@ class Fingerprinter:
         where = _importable(custom)
         if where is None or not _trusted_module(where[0]):
             raise Uncacheable(f"{type(custom).__name__} {custom.__name__}")
-        rules = custom.rule if isinstance(custom.rule, tuple) else (custom.rule,)
-        for k, part in enumerate((custom.fun,) + rules):
-            if ref is not None and isinstance(part, pytypes.FunctionType):
-                step = ("attr", "fun") if k == 0 else ("attr", "rule")
-                self.refs.setdefault(id(part), ref + (step,) if len(rules) == 1 or k == 0
-                                     else ref + (step, ("item", k - 1)))
+        rule = _step(ref, "attr", "rule")
+        parts = [(custom.fun, _step(ref, "attr", "fun"))]
+        if isinstance(custom.rule, tuple):  # custom_vjp's (fwd, bwd)
+            parts += [(f, _step(rule, "item", k)) for k, f in enumerate(custom.rule)]
+        else:
+            parts.append((custom.rule, rule))
+        for part, found in parts:
+            if found is not None and isinstance(part, pytypes.FunctionType):
+                self.refs.setdefault(id(part), found)
         return ("import",) + where
 
     def _transform(self, obj, ref):

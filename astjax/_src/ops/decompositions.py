@@ -29,7 +29,7 @@ def real_dtype(dtype):
     return _REAL.get(dtype, dtype)
 
 
-def _matrices(fn, t, square=True):
+def _matrices(fn, t):
     """The array type of ``t``, checked to be a (stack of) matrices."""
     a = array_operand(fn, "a", t)
     if a.ndim < 2:

@@ -37,7 +37,7 @@ def _dtype(t):
     return f"np.{np.dtype(t.dtype).name}"
 
 
-def _square_operand(c, name="a"):
+def _matrix_operand(c, name="a"):
     a, t = c.text(name), as_array_type(c.type(name))
     if t.dtype.kind not in "fc" or t.dtype == np.float16:
         raise Unsupported(f"{c.op.name} of {t}")
@@ -54,7 +54,7 @@ def _reshaped(out, batch, tail):
 @lowering("linalg_solve")
 def _solve(c):
     vector = c.param("vector", False)
-    a, a_type, a_batch, n, _ = _square_operand(c, "a")
+    a, a_type, a_batch, n, _ = _matrix_operand(c, "a")
     b, b_type = c.text("b"), as_array_type(c.type("b"))
     if b_type.dtype != a_type.dtype:
         raise Unsupported(f"solve of {a_type} and {b_type}")
@@ -88,7 +88,7 @@ def _solve(c):
 def _decomposition(c, kernel, extra, outs):
     """One kernel call on the stacked operand; ``outs``: per result, a function of
     (m, n) giving its per-matrix shape sources."""
-    a, t, batch, m, n = _square_operand(c)
+    a, t, batch, m, n = _matrix_operand(c)
     lines, a3 = _stack(c, a, t.ndim, batch, m, n)
     names = [c.emitter.names.fresh("lapack") for _ in outs]
     target = names[0] if len(names) == 1 else ", ".join(names)
