@@ -26,9 +26,14 @@ def _both(fn, *args):
 
 
 def _close(got, want, atol=1e-5):
-    for g, w in zip(np.atleast_1d(got) if not isinstance(got, tuple) else got,
-                    np.atleast_1d(want) if not isinstance(want, tuple) else want):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=atol)
+    """A result (or tuple of results) against NumPy's, leaf by leaf, shapes included."""
+    got = list(got) if isinstance(got, tuple) else [got]
+    want = list(want) if isinstance(want, tuple) else [want]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, (g.shape, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=atol)
 
 
 # --- values --------------------------------------------------------------------------------

@@ -367,7 +367,6 @@ def lstsq(a, b, rcond=None, *, numpy_resid=False):
     resid = norm(b2 - jnp.matmul(a, x), axis=0) ** 2
     if b.ndim == 1:
         x = x[:, 0]
-        resid = resid[0]
     return x, resid, jnp.sum(mask), s
 
 
