@@ -13,6 +13,7 @@ import scipy.linalg.lapack as lapack
 import astjax.numpy as jnp
 
 from ..callbacks import pure_callback
+from ..ops.decompositions import real_dtype
 from ..random.checks import static_helper  # evaluated while generating code
 from ..shapes_api import ShapeDtypeStruct
 
@@ -57,7 +58,7 @@ def _callback(name, *params):
 
 @static_helper
 def _real(dtype):
-    return np.dtype(dtype).type(0).real.dtype
+    return real_dtype(dtype)
 
 
 @static_helper
