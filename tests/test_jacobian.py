@@ -641,13 +641,17 @@ def _sin_times(x, y):
 
 def test_a_python_number_written_in_compiled_code_is_differentiated():
     """grad(f)(1.0, y) inside jit: the 1.0 is traced, as in JAX (it was a constant, so grad
-    returned None, jacfwd 0.0 and jacrev/hessian None); an int is JAX's TypeError."""
+    returned None, jacfwd 0.0 and jacrev/hessian None; jvp and linearize 0.0, vjp None);
+    an int is JAX's TypeError."""
     c, s = np.cos(1.0) * 2.0, -np.sin(1.0) * 2.0
     cases = [(lambda y: astjax.grad(_sin_times)(1.0, y), c),
              (lambda y: astjax.value_and_grad(_sin_times, argnums=(0, 1))(1.0, y)[1][0], c),
              (lambda y: astjax.jacfwd(_sin_times)(1.0, y), c),
              (lambda y: astjax.jacrev(_sin_times)(1.0, y), c),
-             (lambda y: astjax.hessian(_sin_times)(1.0, y), s)]
+             (lambda y: astjax.hessian(_sin_times)(1.0, y), s),
+             (lambda y: astjax.jvp(_sin_times, (1.0, y), (1.0, 0.0))[1], c),
+             (lambda y: astjax.vjp(_sin_times, 1.0, y)[1](1.0)[0], c),
+             (lambda y: astjax.linearize(_sin_times, 1.0, y)[1](1.0, 0.0), c)]
     for fn, want in cases:
         got = astjax.jit(fn)(2.0)
         assert got is not None and np.asarray(got).dtype == np.float32

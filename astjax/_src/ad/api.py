@@ -159,6 +159,12 @@ def traced_numbers(arg_types, nums):
     return tuple(out)
 
 
+def _traced_lines(names, given, types_):
+    """Source making each parameter ``traced_numbers`` changed a run-time scalar."""
+    return "".join(f"    {n} = jnp.asarray({n})\n" for n, g, t in zip(names, given, types_)
+                   if g is not t)
+
+
 def differentiated(spec, nums):
     """``wrt`` for a derivative of ``spec`` with respect to its arguments ``nums``: None
     where those are all its floating-point ones (the derivative they share)."""
@@ -450,6 +456,7 @@ def _vjp_in_compiled_code(arg_types, program):
         raise TypeCheckError("vjp: has_aux must be a constant")
     has_aux = bool(has_aux_t.value)
     fun, closure = _function_and_closure(fun_t, "vjp", len(primal_types))
+    given, primal_types = primal_types, traced_numbers(primal_types, range(len(primal_types)))
     spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     names = [f"p{k}" for k in range(len(primal_types))]
     primals = ", ".join(names)
@@ -469,13 +476,14 @@ def _vjp_in_compiled_code(arg_types, program):
         forward = f"    pair = _fwd({args})\n    out = pair[0]\n    res = pair[1]\n"
         backward = f"        r = (None, _vjp({args}, res, {seed}))\n"
     source = (f"def {spec.name}_vjp_call(fun, {primals}, has_aux=False):\n"
-              f"{forward}"
+              f"{_traced_lines(names, given, primal_types)}{forward}"
               f"    def pullback(g):\n"
               f"{backward}"
               f"        return {cotangents}\n"
               f"    return {result}\n")
     namespace = {"_vjp": vjp_function(spec, live, wrt)} if split is None else \
         {"_fwd": split[0], "_vjp": split[1]}
+    namespace["jnp"] = jnp
     return from_source(f"{spec.name}_vjp_call", source, namespace, spec.parsed)
 
 
@@ -621,15 +629,17 @@ def _jvp_in_compiled_code(arg_types, program):
         raise TypeCheckError(f"jvp: {len(primal_types)} primals but {len(tangent_types)} "
                              f"tangents")
     fun, closure = _function_and_closure(fun_t, "jvp", len(primal_types))
+    given, primal_types = primal_types, traced_numbers(primal_types, range(len(primal_types)))
     spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     n = len(primal_types)
     from . import adlib
     # (the closure's tangent is zeros: a custom function may capture its values)
     wrt = range(len(closure), len(closure) + n) if closure else None
-    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib}
+    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib, "jnp": jnp}
     zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
-    args = ["fun"] * len(closure) + [f"primals[{k}]" for k in range(n)] + zero + \
-        [f"tangents[{k}]" for k in range(n)]
+    args = ["fun"] * len(closure) + [
+        f"primals[{k}]" if given[k] is primal_types[k] else f"jnp.asarray(primals[{k}])"
+        for k in range(n)] + zero + [f"tangents[{k}]" for k in range(n)]
     source = (f"def {spec.name}_jvp_call(fun, primals, tangents):\n"
               f"    return _jvp({', '.join(args)})\n")
     return from_source(f"{spec.name}_jvp_call", source, namespace, spec.parsed)
@@ -676,15 +686,17 @@ def _linearize_in_compiled_code(arg_types, program):
     from ..frontend.synthetic import from_source
     fun_t, *primal_types = arg_types
     fun, closure = _function_and_closure(fun_t, "linearize", len(primal_types))
+    given, primal_types = primal_types, traced_numbers(primal_types, range(len(primal_types)))
     spec = _inner_spec(Transformed(fun), closure + tuple(primal_types), program)
     names = [f"p{k}" for k in range(len(primal_types))]
     tangents = [f"t{k}" for k in range(len(primal_types))]
     from . import adlib
     wrt = range(len(closure), len(closure) + len(names)) if closure else None
-    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib}
+    namespace = {"_jvp": jvp_function(spec, program, wrt), "_ajx": adlib, "jnp": jnp}
     zero = [_zeros_like_expr(fun_t, "fun", namespace)] if closure else []
     args = ["fun"] * len(closure) + names + zero + tangents
     source = (f"def {spec.name}_linearize_call(fun, {', '.join(names)}):\n"
+              f"{_traced_lines(names, given, primal_types)}"
               f"    def f_jvp({', '.join(tangents)}):\n"
               f"        return _jvp({', '.join(args)})[1]\n"
               f"    return fun({', '.join(names)}), f_jvp\n")
