@@ -304,8 +304,8 @@ class Desugar:
             visit_GeneratorExp = visit_ListComp
 
         if _builds_a_named_list(stmt):
-            # `xs = [f(i) for i in ...]`: the loop appends to xs itself, not to a fresh list
-            # xs is then a copy of (reverse mode gives no cotangent through such a copy)
+            # `xs = [f(i) for i in ...]`: the loop appends to xs itself; a fresh list that
+            # xs then names would be a second list to reverse mode (_list_aliases_resolved)
             Hoist().generic_visit(stmt.value)
             self._hoist(stmt.value, pre, out=stmt.targets[0].id)
             return pre
@@ -368,7 +368,7 @@ def _list_aliases_resolved(fdef):
              if isinstance(s, gast.Assign) and len(s.targets) == 1 and
              isinstance(s.targets[0], gast.Name) and
              isinstance(s.value, (gast.List, gast.ListComp))}
-    for k, s in enumerate(list(fdef.body)):
+    for s in list(fdef.body):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
                 isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)):
             continue
