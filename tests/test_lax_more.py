@@ -222,6 +222,20 @@ def test_elementwise_lax_semantics():
         lax.integer_pow(X, 1.5)
 
 
+def test_clamp_derivatives_follow_jax_with_none_at_a_bound():
+    # JAX 0.10.2: d/dx inside (min, max) only, d/dmin and d/dmax while they clamp; at
+    # x == min or x == max every derivative is 0 (jnp.clip's there are 0.5 each).
+    f = lambda x, lo, hi: lax.clamp(lo, x, hi)
+    cases = {(1.0, 1.0, 2.0): (0, 0, 0), (2.0, 1.0, 2.0): (0, 0, 0), (1.5, 1.0, 2.0): (1, 0, 0),
+             (0.5, 1.0, 2.0): (0, 1, 0), (2.5, 1.0, 2.0): (0, 0, 1), (2.0, 3.0, 1.0): (0, 0, 1),
+             (0.0, 3.0, 1.0): (0, 0, 0)}
+    for args, want in cases.items():
+        assert [float(g) for g in astjax.grad(f, argnums=(0, 1, 2))(*args)] == list(want)
+        assert float(astjax.jvp(f, args, (1.0, 1.0, 1.0))[1]) == sum(want)
+    v = np.float32([np.nan, np.inf, -np.inf, 0.25])
+    np.testing.assert_array_equal(lax.clamp(-0.5, v, 0.5), [np.nan, 0.5, -0.5, 0.25])
+
+
 def test_elementwise_wrappers():
     pos = np.abs(X) + 0.5
     unary = [("neg", np.negative), ("sign", np.sign), ("floor", np.floor), ("ceil", np.ceil),

@@ -10,6 +10,9 @@ import astjax.numpy as jnp
 
 from ..ops.special import digamma as _digamma, gammaln as _gammaln, polygamma as _polygamma
 from ..random.checks import static_helper  # evaluated while generating code
+from ..ops.registry import REGISTRY
+
+_stop_gradient = REGISTRY["stop_gradient"]
 
 
 def _a(x):
@@ -207,7 +210,15 @@ def clamp(min, x, max):
     """``x`` clipped to ``[min, max]`` (``min`` and ``max`` scalars or of ``x``'s shape), in
     ``x``'s dtype."""
     x = _a(x)
-    return jnp.minimum(jnp.maximum(x, min), max).astype(x.dtype)
+    value = jnp.minimum(jnp.maximum(x, min), max).astype(x.dtype)
+    # JAX's derivative: to x strictly inside (min, max), to min while it clamps (and is below
+    # max), to max while it clamps; none at a bound. `followed` carries those derivatives and
+    # equals `value` wherever one applies, so adding the stopped rest leaves the value exact.
+    zero = jnp.zeros_like(value)
+    followed = (jnp.where((min > x) & (min < max), min, zero)
+                + jnp.where((x > min) & (x < max), x, zero)
+                + jnp.where(max < x, max, zero)).astype(x.dtype)
+    return followed + _stop_gradient(value - followed)
 
 
 def convert_element_type(operand, new_dtype):
