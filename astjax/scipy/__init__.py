@@ -1,2 +1,3 @@
-"""``astjax.scipy``: linear algebra, special functions and probability distributions, as ``jax.scipy``."""
-from . import linalg, special, stats  # noqa: F401
+"""``astjax.scipy``: linear algebra, special functions, probability distributions and
+signal processing, as ``jax.scipy``."""
+from . import linalg, signal, special, stats  # noqa: F401

