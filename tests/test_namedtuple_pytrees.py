@@ -404,7 +404,7 @@ def test_numba_matches_python(numba_backend):
     assert type(new) is P
     for _ in range(2):  # a namedtuple argument takes the fast path of small calls
         _TRAIN_STEP(new, X)
-    assert any(key[0][0] is P for key in _TRAIN_STEP.fast)
+    assert any(key[0][0][0] is P for key in _TRAIN_STEP.fast)  # (parts, big)
 
 
 # --- the source cache --------------------------------------------------------------------------

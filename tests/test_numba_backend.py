@@ -506,6 +506,30 @@ def test_repeated_calls_take_the_fast_path_with_any_argument_kind(numba_backend)
     assert len(f.fast) >= 4
 
 
+def scale_by_default(x, s=2.0):
+    return x * s + 1.0
+
+
+def test_defaults_and_big_arguments_take_the_fast_path(numba_backend):
+    """A parameter left to its default still takes the fast path; so does a call big
+    enough to be queued (it skips the typing only, its result pending as before)."""
+    f = astjax.jit(scale_by_default)
+    x = np.arange(6, dtype=np.float32)
+    for _ in range(2):
+        np.testing.assert_array_equal(f(x), x * 2 + 1)
+        np.testing.assert_array_equal(f(x, 3.0), x * 3 + 1)
+    assert len(f.fast) == 2
+    before = astjax.config.astjax_async_min_bytes
+    astjax.config.update("astjax_async_min_bytes", 0)
+    try:
+        np.testing.assert_array_equal(f(x), x * 2 + 1)
+        assert len(f.fast) == 3
+        f.compiled_for = None  # the table's entry runs it, without typing the arguments
+        np.testing.assert_array_equal(f(x), x * 2 + 1)
+    finally:
+        astjax.config.update("astjax_async_min_bytes", before)
+
+
 def scale_tree(params, xs):
     return {"y": params["w"] * xs[0] + params["b"], "z": xs[1] * 2.0}
 

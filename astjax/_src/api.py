@@ -557,6 +557,9 @@ class Jitted(Transformed):
         # key -> (config generation, fast_call): calls on plain arguments skip typing
         self.fast = {} if plain and not self.static and not self.donate_argnums else None
         self.n_params = len(self.signature.parameters)
+        # the values of parameters a fast call leaves to their defaults, in order
+        self.defaults = [p.default for p in self.signature.parameters.values()]
+        self.n_required = sum(d is inspect.Parameter.empty for d in self.defaults)
 
     def backend_now(self):
         # jit itself compiles with the configured backend; transforms built on Jitted (grad,
@@ -566,21 +569,25 @@ class Jitted(Transformed):
     def __call__(self, *args, **kwargs):
         fastcall = _FASTCALL[0] or _load_fastcall()
         key = None
-        if not kwargs and self.fast is not None and len(args) == self.n_params:
+        if not kwargs and self.fast is not None and self.n_required <= len(args) <= self.n_params:
             key = fastcall.key(args)
             if key is not None:
                 hit = self.fast.get(key)
-                if hit is not None and hit[0] == _GENERATION[0] and fastcall.allowed():
-                    out = hit[1](args)
-                    if out is not None:
-                        return out
+                if hit is not None and hit[0] == _GENERATION[0]:
+                    if fastcall.is_big(key):  # queued on its device: the full run, untyped
+                        return hit[1].run(list(args) + self.defaults[len(args):])
+                    if fastcall.allowed():
+                        out = hit[1](args)
+                        if out is not None:
+                            return out
         if config.jax_disable_jit and type(self) is Jitted:
             return self.fun(*args, **kwargs)  # JAX's disable_jit: f in Python, eagerly
         compiled, values = self.compiled_for(args, kwargs)
         out = compiled.run(values, self.donate_argnums)
         if key is not None and compiled.backend == "numba" and not compiled.first_call \
-                and fastcall.applies(compiled):
-            self.fast[key] = (_GENERATION[0], fastcall.fast_call(compiled, key))
+                and fastcall.applies(compiled, len(args)):
+            self.fast[key] = (_GENERATION[0], compiled if fastcall.is_big(key)
+                              else fastcall.fast_call(compiled, key))
         return out
 
 

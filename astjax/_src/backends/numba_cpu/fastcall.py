@@ -1,16 +1,17 @@
 """The hot path of a jitted call on small, plain arguments.
 
 A call whose arguments are NumPy arrays, Arrays or scalars, or dicts, tuples, lists
-and namedtuples of them, with no keywords, defaults or static arguments, is keyed by what
-the compiled version depends on (structure, dtypes, which dims are 1) without
-building abstract types, and runs the Numba entry directly. Anything else, or
-any call that could be queued (async dispatch, debug_nans, committed devices),
-takes the full path.
+and namedtuples of them, with no keywords or static arguments (parameters left to their
+defaults are fine), is keyed by what the compiled version depends on (structure, dtypes,
+which dims are 1) without building abstract types, and runs the Numba entry directly.
+A call big enough for async dispatch to queue skips only the typing: it runs its
+compiled version's full ``run``. Anything else (debug_nans, committed devices, pending
+arguments) takes the full path.
 """
 import numpy as np
 
 from ...ir.trees import is_namedtuple_class
-from ...ir.types import ArrayType, SequenceType, TreeType
+from ...ir.types import ArrayType, SequenceType, Static, TreeType
 from ...runtime import profiling
 from ...runtime.array import Array
 from ...runtime.devices import default_device
@@ -22,8 +23,8 @@ _NUMPY_SCALARS = {np.dtype(code).type for code in "?bBhHiIlLqQefdFD"}  # np.floa
 
 
 def key(args):
-    """A hashable key for ``args``, or None when the fast path does not apply (not plain
-    values, or big enough for async dispatch to queue the call)."""
+    """A hashable key for ``args`` (``is_big`` tells whether async dispatch queues the
+    call), or None when the fast path does not apply (not plain values)."""
     parts, nbytes = [], 0
     for a in args:
         t = type(a)
@@ -40,9 +41,11 @@ def key(args):
             return None
         parts.append(part)
         nbytes += _nbytes(a)
-    if flags.async_dispatch and nbytes >= flags.async_min_bytes:
-        return None
-    return tuple(parts)
+    return tuple(parts), flags.async_dispatch and nbytes >= flags.async_min_bytes
+
+
+def is_big(key):
+    return key[1]
 
 
 def _part(a):
@@ -99,7 +102,7 @@ def fast_call(compiled, key):
     attribute lookup shows in a call that takes a few microseconds."""
     entry = compiled.entry
     out_type = compiled.out_type
-    converters = [_converter(t, part) for t, part in zip(compiled.arg_types, key)]
+    converters = [_converter(t, part) for t, part in zip(compiled.arg_types, key[0])]
     wrap = _wrapper(out_type)
     if len(converters) == 1 and isinstance(out_type, ArrayType):
         (convert,), dtype, weak = converters, out_type.dtype, out_type.weak
@@ -137,8 +140,11 @@ def _wrapper(out):
     return lambda value: wrap_output(value, out)  # dicts, nested containers
 
 
-def applies(compiled):
-    return all(_plain(t) for t in compiled.arg_types)
+def applies(compiled, n_given):
+    """The first ``n_given`` arguments are plain; the rest are defaults (static)."""
+    types = compiled.arg_types
+    return all(_plain(t) for t in types[:n_given]) and \
+        all(isinstance(t, Static) for t in types[n_given:])
 
 
 def _plain(t):
