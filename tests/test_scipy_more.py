@@ -99,3 +99,48 @@ def test_signal_gradients_and_vmap(x64):
     batch = np.stack([a32, 2 * a32])
     _close(astjax.vmap(lambda x: sig.fftconvolve(x, b32, mode="same"))(batch),
            np.stack([ss.fftconvolve(x, b32, mode="same") for x in batch]))
+
+
+# ---- integrate, fft --------------------------------------------------------------------------
+
+def test_integrate_trapezoid():
+    from astjax.scipy import integrate
+    y, x = np.array([1.0, 2, 4], np.float32), np.array([0.0, 1, 3], np.float32)
+    assert float(integrate.trapezoid(y, x)) == 7.5
+    assert float(astjax.jit(lambda a: integrate.trapezoid(a, dx=0.5))(y)) == 2.25
+
+
+@pytest.mark.parametrize("shape", [(7,), (8,), (3, 5), (2, 3, 4)])
+def test_fft_dct_matches_scipy(shape):
+    import scipy.fft as sf
+    from astjax.scipy import fft as F
+    x = R.standard_normal(shape).astype(np.float32)
+    for norm in [None, "ortho"]:
+        for name in ["dct", "idct", "dctn", "idctn"]:
+            want = getattr(sf, name)(x, norm=norm)
+            got = getattr(F, name)(x, norm=norm)
+            assert got.dtype == np.float32
+            _close(got, want, atol=1e-4)
+            _close(astjax.jit(lambda y: getattr(F, name)(y, norm=norm))(x), want, atol=1e-4)
+        for n in [3, 9]:  # cropped, zero-padded
+            _close(F.dct(x, n=n, axis=0, norm=norm), sf.dct(x, n=n, axis=0, norm=norm),
+                   atol=1e-4)
+            _close(astjax.jit(lambda y: F.idct(y, n=n, norm=norm))(x),
+                   sf.idct(x, n=n, norm=norm), atol=1e-4)
+    if len(shape) == 3:
+        _close(F.dctn(x, s=(5, 2), axes=(0, 2)), sf.dctn(x, s=(5, 2), axes=(0, 2)), atol=1e-4)
+        z = (x + 1j * x[::-1]).astype(np.complex64)
+        _close(F.idctn(z, norm="ortho"), sf.idctn(z, norm="ortho"), atol=1e-4)
+
+
+def test_fft_dct_gradients_and_errors(x64):
+    from astjax.scipy import fft as F
+    x = R.standard_normal((3, 4))
+    check_grads(lambda y: F.dctn(y, norm="ortho"), (x,))
+    check_grads(lambda y: F.idct(y, n=6), (x,))
+    # JAX 0.10.2 with 64-bit types: int32 gives float32
+    assert F.dct(np.arange(4, dtype=np.int32)).dtype == np.float32
+    with pytest.raises(NotImplementedError, match="type 2"):
+        F.dct(x, type=3)
+    with pytest.raises(ValueError, match="not implemented"):
+        F.idctn(x, norm="forward")

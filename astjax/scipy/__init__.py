@@ -1,3 +1,3 @@
-"""``astjax.scipy``: linear algebra, special functions, probability distributions and
-signal processing, as ``jax.scipy``."""
-from . import linalg, signal, special, stats  # noqa: F401
+"""``astjax.scipy``: linear algebra, special functions, probability distributions,
+signal processing, DCTs and integration, as ``jax.scipy``."""
+from . import fft, integrate, linalg, signal, special, stats  # noqa: F401
