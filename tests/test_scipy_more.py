@@ -144,3 +144,49 @@ def test_fft_dct_gradients_and_errors(x64):
         F.dct(x, type=3)
     with pytest.raises(ValueError, match="not implemented"):
         F.idctn(x, norm="forward")
+
+
+# ---- ndimage ------------------------------------------------------------------------------
+
+MC_X = np.arange(12, dtype=np.float32).reshape(3, 4) ** 1.5
+MC_C = [np.array([-0.5, -0.4, 0.5, 2.5, 1.2], np.float32),
+        np.array([1.5, 3.5, -0.5, 0.25, 4.0], np.float32)]
+
+
+@pytest.mark.parametrize("order", [0, 1])
+@pytest.mark.parametrize("mode", ["constant", "nearest", "wrap", "mirror", "reflect"])
+def test_ndimage_map_coordinates(order, mode):
+    import scipy.ndimage as sn
+    from astjax.scipy import ndimage
+    x = R.standard_normal((5, 4)).astype(np.float32)
+    c = [np.array([-1.6, 0.2, 1.4, 2.7, 3.7, 6.2], np.float32),
+         np.array([0.3, 3.6, 1.2, 2.4, 4.1, -2.3], np.float32)]
+    got = ndimage.map_coordinates(x, c, order, mode=mode, cval=1.5)
+    jitted = astjax.jit(lambda a, b, e: ndimage.map_coordinates(a, [b, e], order, mode=mode,
+                                                                 cval=1.5))(x, *c)
+    np.testing.assert_array_equal(jitted, got)
+    if (order, mode) == (0, "wrap"):  # JAX rounds -0.5 to -1 (SciPy to 0)
+        _close(ndimage.map_coordinates(MC_X, MC_C, 0, mode="wrap"),
+               [31.62277603149414, 0.0, 18.520259857177734, 0.0, 8.0])
+    elif (order, mode) == (1, "constant"):  # JAX mixes cval in, SciPy gives cval outside
+        _close(ndimage.map_coordinates(MC_X, MC_C, 1, cval=-1.0),
+               [0.4571067690849304, 0.8588457703590393, 1.5, 11.360280990600586, -1.0])
+    else:
+        scipy_mode = "grid-wrap" if mode == "wrap" else mode
+        _close(got, sn.map_coordinates(x, c, order=order, mode=scipy_mode, cval=1.5))
+
+
+def test_ndimage_map_coordinates_ints_gradients_errors(x64):
+    from astjax.scipy import ndimage
+    xi = np.array([[3, -8, 10], [4, 0, 5]], np.int32)
+    # JAX rounds an integer input's result half away from zero: -2.5, 1, 2.5
+    out = ndimage.map_coordinates(xi, [np.array([0, 0, 1]), np.array([0.5, 1.5, 1.5])], 1)
+    assert out.dtype == np.int32 and out.tolist() == [-3, 1, 3]
+    x = R.standard_normal((3, 4))
+    c = (np.array([0.3, 1.6, 2.2]), np.array([0.7, 2.4, 3.1]))
+    check_grads(lambda a, b, e: ndimage.map_coordinates(a, [b, e], 1, mode="nearest"),
+                (x, *c))
+    with pytest.raises(NotImplementedError, match="order<=1"):
+        ndimage.map_coordinates(x, c, 3)
+    with pytest.raises(ValueError, match="length input.ndim"):
+        ndimage.map_coordinates(x, c[:1], 1)

@@ -1,3 +1,3 @@
 """``astjax.scipy``: linear algebra, special functions, probability distributions,
-signal processing, DCTs and integration, as ``jax.scipy``."""
-from . import fft, integrate, linalg, signal, special, stats  # noqa: F401
+signal processing, DCTs, integration and interpolation, as ``jax.scipy``."""
+from . import fft, integrate, linalg, ndimage, signal, special, stats  # noqa: F401
