@@ -101,7 +101,7 @@ def test_signal_gradients_and_vmap(x64):
            np.stack([ss.fftconvolve(x, b32, mode="same") for x in batch]))
 
 
-# ---- integrate, fft --------------------------------------------------------------------------
+# ---- integrate, fft ------------------------------------------------------------------------
 
 def test_integrate_trapezoid():
     from astjax.scipy import integrate
@@ -190,3 +190,70 @@ def test_ndimage_map_coordinates_ints_gradients_errors(x64):
         ndimage.map_coordinates(x, c, 3)
     with pytest.raises(ValueError, match="length input.ndim"):
         ndimage.map_coordinates(x, c[:1], 1)
+
+
+# ---- interpolate --------------------------------------------------------------------------
+
+RG = (np.array([0.0, 1, 2.5, 4], np.float32), np.array([-1.0, 0, 2], np.float32))
+RQ = np.array([[0.5, -0.5], [3.9, 1.9], [2.5, 0.0], [-1, 0], [1.2, 2.5], [1.25, 1.0]],
+              np.float32)
+
+
+@pytest.mark.parametrize("method", ["linear", "nearest"])
+def test_interpolate_regular_grid_matches_scipy(method):
+    import scipy.interpolate as si
+    from astjax.scipy.interpolate import RegularGridInterpolator
+    v = R.standard_normal((4, 3, 2)).astype(np.float32)
+    for values, fill in [(v, np.nan), (v[..., 0], None), (v[..., 1], 2.0)]:
+        want = si.RegularGridInterpolator(RG, values, method=method, bounds_error=False,
+                                          fill_value=fill)(RQ)
+        interp = RegularGridInterpolator(RG, values, method=method, fill_value=fill)
+        _close(interp(RQ), want)
+        _close(interp((RQ[:, 0], RQ[:, 1])), want)  # one array per axis
+        _close(astjax.jit(lambda q: interp(q))(RQ), want)  # captured
+        _close(astjax.jit(lambda f, q: f(q))(interp, RQ), want)  # an argument
+        _close(astjax.jit(lambda val, q: RegularGridInterpolator(  # built inside
+            RG, val, method=method, fill_value=fill)(q))(values, RQ), want)
+    one_d = RegularGridInterpolator(RG[:1], v[:, 0, 0], method=method, fill_value=None)
+    _close(one_d(RQ[:, 0]), si.RegularGridInterpolator(
+        RG[:1], v[:, 0, 0], method=method, bounds_error=False, fill_value=None)(RQ[:, 0]))
+
+
+def test_interpolate_gradients_vmap_errors(x64):
+    from astjax.scipy.interpolate import RegularGridInterpolator
+    grid = tuple(g.astype(np.float64) for g in RG)
+    v = R.standard_normal((4, 3))
+    q = np.array([[0.5, -0.5], [3.1, 1.4], [1.2, 0.3]])
+    check_grads(lambda val, pts: RegularGridInterpolator(grid, val)(pts), (v, q))
+    interp = RegularGridInterpolator(grid, v)
+    _close(astjax.vmap(lambda p: interp(p))(q[:, None, :]), interp(q)[:, None])
+    with pytest.raises(ValueError, match="method 'cubic' is not defined"):
+        RegularGridInterpolator(grid, v, method="cubic")
+    with pytest.raises(ValueError, match="3 point arrays"):
+        RegularGridInterpolator(grid + grid[:1], v)
+    with pytest.raises(ValueError, match="dimension 3"):
+        interp(np.ones((2, 3)))
+
+
+def test_a_registered_class_instance_is_callable_in_compiled_code():
+    # (RegularGridInterpolator relies on it): f(x) calls f.__call__ as JAX's tracing does;
+    # it was "cannot call a value of type Scale{...}"
+    @astjax.tree_util.register_pytree_node_class
+    class Scale:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, x):
+            return self.w * x
+
+        def tree_flatten(self):
+            return (self.w,), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+
+    s = Scale(jnp.asarray(3.0))
+    assert float(astjax.jit(lambda f, x: f(x))(s, 2.0)) == 6.0
+    assert float(astjax.jit(lambda x: s(x))(2.0)) == 6.0
+    assert float(astjax.grad(lambda w: Scale(w)(2.0))(1.0)) == 2.0

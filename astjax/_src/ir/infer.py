@@ -839,6 +839,11 @@ class FunctionTyper:
         if isinstance(f, gast.Attribute) and not anf_mod_is_ref(f, env):
             return self.method_call(node, env)
         fn = self.atom(f, env)
+        if isinstance(fn, TreeType) and isinstance(f, gast.Name) and \
+                isinstance(getattr(fn.node_type, "__call__", None), pytypes.FunctionType):
+            # a pytree instance called, interp(x): its __call__ method
+            node.func = gast.Attribute(value=f, attr="__call__", ctx=gast.Load())
+            return self.method_call(node, env)
         if closure_function(fn) is not None:
             # a nested def/lambda with captured values: call its lifted function with the
             # closure tuple first (the node is rewritten once: `f._astjax_closure_call(f, ...)`)
