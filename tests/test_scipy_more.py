@@ -257,3 +257,22 @@ def test_a_registered_class_instance_is_callable_in_compiled_code():
     assert float(astjax.jit(lambda f, x: f(x))(s, 2.0)) == 6.0
     assert float(astjax.jit(lambda x: s(x))(2.0)) == 6.0
     assert float(astjax.grad(lambda w: Scale(w)(2.0))(1.0)) == 2.0
+
+
+# ---- cluster ------------------------------------------------------------------------------
+
+def test_cluster_vq(x64):
+    import scipy.cluster.vq as svq
+    from astjax.scipy.cluster.vq import vq
+    obs, book = R.standard_normal((7, 3)), R.standard_normal((4, 3))
+    for a, b in [(obs, book), (obs[:, 0], book[:, 0])]:
+        code, dist = svq.vq(a, b)
+        for got in (vq(a, b), astjax.jit(vq)(a, b)):
+            np.testing.assert_array_equal(got[0], code)
+            _close(got[1], dist, atol=1e-12)
+    code, dist = vq(np.arange(6, dtype=np.int32).reshape(3, 2), book[:, :2].astype(np.float32))
+    # JAX 0.10.2's dtypes with 64-bit types on
+    assert code.dtype == np.int64 and dist.dtype == np.float32
+    check_grads(lambda o, b: vq(o, b)[1], (obs, book))
+    with pytest.raises(ValueError, match="same rank"):
+        vq(obs, book[0])

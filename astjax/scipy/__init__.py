@@ -1,4 +1,4 @@
 """``astjax.scipy``: linear algebra, special functions, probability distributions,
-signal processing, DCTs, integration and interpolation, as ``jax.scipy``."""
-from . import (fft, integrate, interpolate, linalg, ndimage, signal, special,  # noqa: F401
-               stats)
+signal processing, DCTs, integration, interpolation and clustering, as ``jax.scipy``."""
+from . import (cluster, fft, integrate, interpolate, linalg, ndimage, signal,  # noqa: F401
+               special, stats)

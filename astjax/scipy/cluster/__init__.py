@@ -1,0 +1,2 @@
+"""``astjax.scipy.cluster``, as ``jax.scipy.cluster``: ``vq``."""
+from . import vq  # noqa: F401
