@@ -136,6 +136,37 @@ def test_grad_where_no_tangent_reaches_the_callback():
     np.testing.assert_allclose(astjax.grad(f2)(1.3), 8.07656, rtol=1e-6)
 
 
+def cos_of(c):  # (a lambda: the op holds where it is, copied with the callee's body)
+    return astjax.pure_callback(lambda v: np.cos(v), S(c.shape, c.dtype), c)
+
+
+def sin_times_cos_of(x, c):
+    return jnp.sin(x) * cos_of(c)
+
+
+def test_callee_on_an_argument_no_tangent_reaches():
+    # the callbacks are in callees, on stop_gradient(x) or floor(x): the callee's derivative
+    # gives them no cotangent (it raised); on x itself JAX's error still (JAX 0.10.2's values)
+    x = jnp.array([0.5, 1.5])
+    f = lambda x: jnp.sum(sin_times_cos_of(x, astjax.lax.stop_gradient(x)) * x)
+    for grad in (astjax.grad(f), astjax.jit(astjax.grad(f))):
+        np.testing.assert_allclose(grad(x), [0.8058110, 0.07806563], rtol=1e-5)
+    want = np.diag([1.3299346, -0.0958325])
+    np.testing.assert_allclose(astjax.hessian(f)(x), want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(astjax.jacfwd(astjax.grad(f))(x), want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(astjax.jvp(f, (x,), (jnp.ones(2),))[1], 0.8838767, rtol=1e-5)
+    g = lambda a, b: jnp.sum(sin_times_cos_of(a, astjax.lax.stop_gradient(a)) * b)
+    np.testing.assert_allclose(astjax.grad(g, argnums=1)(x, x), [0.4207355, 0.07056],
+                               rtol=1e-5)
+    k = lambda x: jnp.sum(sin_times_cos_of(x, jnp.floor(x)))
+    np.testing.assert_allclose(astjax.grad(k)(x), [0.8775826, 0.03821947], rtol=1e-5)
+    line = inspect.getsourcelines(cos_of)[1] + 1
+    for m in (lambda x: jnp.sum(sin_times_cos_of(x, x)), lambda x: jnp.sum(cos_of(x))):
+        with pytest.raises(ValueError, match="Pure callbacks do not support JVP") as info:
+            astjax.grad(m)(x)
+        assert (info.value.filename, info.value.lineno) == (__file__, line)
+
+
 def test_numba(numba_backend):
     for f, args, want in [(two_results, (X3, 2.0), 2 * WANT + 3),
                           (astjax.vmap(two_results, (0, None)), (jnp.ones((2, 3)), 2.0),

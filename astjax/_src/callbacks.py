@@ -92,6 +92,9 @@ class PureCall:
         self.structs, self.treedef, self.vmap_method = structs, treedef, vmap_method
         self.__name__ = "pure_callback_" + getattr(fn, "__name__", "fn").strip("<>")
 
+    def __deepcopy__(self, memo):  # a constant of the code (copied with a callee's body)
+        return self
+
     def leaf_types(self, levels):
         """The results' array types under ``levels`` vmaps (their axes first)."""
         from .ir.types import ArrayType

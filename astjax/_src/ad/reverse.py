@@ -44,6 +44,10 @@ def _passes_lists(spec, in_place):
         holds_float_list(t) for t in spec.arg_types))
 
 
+def _leaf_paths(t):
+    return sorted({p for p, _ in float_leaves(t)}, key=repr)
+
+
 def vjp_function(spec, live=None, wrt=None, in_place=False):
     """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
 
@@ -307,7 +311,7 @@ class ReverseMode(ListAdjoints):
         # every cotangent starts as the weak zero 0.0; tapes start empty
         # (parameters named as the cotangent lists themselves: no other name for them, so
         # that a second derivative sees the callee change its parameter)
-        passed = [self.list_ct(p) for p in self.list_in]
+        passed = [self.list_ct(p, path) for p in self.list_in for path in self.list_leaves(p)]
         if getattr(self, "output_list", None) is not None and self.in_place:
             g = self.list_ct(self.output_list)
         init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
@@ -377,7 +381,7 @@ class ReverseMode(ListAdjoints):
         a value known at run time only, so that the call is not folded away as a constant
         where the other cotangents are None)."""
         if holds_float_list(t) and var in self.list_in:
-            return _call(load("len"), [load(self.list_ct(var))])
+            return _call(load("len"), [load(self.list_ct(var, self.list_leaves(var)[0]))])
         if holds_float_list(t):  # (not in place: returned)
             return load(self.list_ct(var)) if var in self.read_lists else const(None)
 
@@ -509,28 +513,36 @@ class ReverseMode(ListAdjoints):
                 assign(res, _sub(load(pair), (1,)), s)]
 
     def call_wrt(self, value, callee):
-        """In a vjp for some inputs only (``wrt``): the callee's parameters whose arguments
-        depend on them, so that it differentiates only those too; else None."""
-        if self.wrt is None:
-            return None
+        """The callee's parameters whose arguments depend on the differentiated inputs
+        through differentiable ops, so that it differentiates only those (as JAX's symbolic
+        zeros: a pure_callback on stop_gradient(x) in the callee gets no cotangent); None:
+        all, where every local argument with floats does."""
         sig = inspect.signature(callee.fn)
         bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords})
-        return frozenset(k for k, name in enumerate(sig.parameters)
-                         if name in bound.arguments and any(
-                             isinstance(n, gast.Name) and n.id in self.active
-                             for n in gast.walk(bound.arguments[name])))
+        nodes = {k: bound.arguments[name] for k, name in enumerate(sig.parameters)
+                 if name in bound.arguments}
+        reached = frozenset(k for k, node in nodes.items() if self.derivative_reaches(node))
+        if self.wrt is None and all(k in reached for k, node in nodes.items()
+                                    if self.has_float_input(node)):
+            return None
+        return reached
 
     def reaches_inputs(self, value):
         """Whether an operand of op ``value`` depends on the differentiated inputs through
         differentiable ops."""
+        return any(self.derivative_reaches(node if not isinstance(node, tuple) else gast.Tuple(
+            elts=list(node), ctx=gast.Load()))
+            for node in anno.get(value, "operand_nodes").values() if node is not None)
+
+    def derivative_reaches(self, node):
+        """Whether expression ``node`` reads a variable that depends on the differentiated
+        inputs through differentiable ops."""
         if getattr(self, "_derivative_activity", None) is None:
             seeds = set(self.params) if self.wrt is None else {self.params[i] for i in self.wrt}
             self._derivative_activity = activity(
                 self.fdef, seeds | set(changed_list_params(self.spec)), through_derivatives=True)
         return any(isinstance(n, gast.Name) and n.id in self._derivative_activity
-                   for node in anno.get(value, "operand_nodes").values() if node is not None
-                   for n in gast.walk(gast.Tuple(elts=list(node), ctx=gast.Load())
-                                      if isinstance(node, tuple) else node))
+                   for n in gast.walk(node))
 
     def call_arguments(self, value, callee, arg):
         """The arguments of call ``value`` in the callee's parameter order, each as
@@ -947,11 +959,13 @@ class ReverseMode(ListAdjoints):
             if name in changed and lst not in self.useful:
                 raise self.error(s, f"differentiating a call that changes list {lst!r}, "
                                  f"which the result does not read, is not supported yet")
-            if self.list_leaves(lst) != [()]:
+            # one cotangent list per float leaf of its elements (a list of pairs: two)
+            if self.list_leaves(lst) != _leaf_paths(param_type.elt):
                 raise self.error(s, f"the list {lst!r} passed to {callee.fn.__name__}() "
-                                 f"holds containers: differentiating that is not supported yet")
+                                 f"holds elements of other kinds elsewhere: differentiating "
+                                 f"that is not supported yet")
             self.read_lists.setdefault(lst, s)
-            extra.append(load(self.list_ct(lst)))
+            extra += [load(self.list_ct(lst, path)) for path in self.list_leaves(lst)]
         emptied = []
         if t is None:  # (changing_call_adjoint): the result's cotangent, or zeros
             t = anno.get(s.targets[0], "type") if target is not None else None
