@@ -168,7 +168,7 @@ def _sorted(z):
     return z[np.lexsort((z.imag, z.real))]
 
 
-ROOTS = [  # JAX's roots, in LAPACK's order (astjax's is Aberth's: compared sorted)
+ROOTS = [  # JAX's roots, in LAPACK's order (the companion matrix's eigenvalues, as astjax's)
     (f32([1, -6, 11, -6]), {}, np.complex64([3, 2, 1])),
     (f32([0, 1, 2]), {}, np.complex64([-2])),
     (f32([0, 1, 2]), {"strip_zeros": False}, np.complex64([-2, complex(np.nan, np.nan)])),
@@ -188,10 +188,20 @@ def _roots_kept(p):
 def test_roots_as_jax(p, kw, want):
     got = jnp.roots(p, **kw)
     assert got.dtype == np.complex64
-    np.testing.assert_allclose(_sorted(got), _sorted(want), atol=2e-5)
+    np.testing.assert_allclose(got, want, atol=2e-5)
     if kw:
-        np.testing.assert_allclose(_sorted(astjax.jit(_roots_kept)(p)),
-                                   _sorted(want), atol=2e-5)
+        np.testing.assert_allclose(astjax.jit(_roots_kept)(p), want, atol=2e-5)
+
+
+def test_poly_of_a_square_matrix_takes_its_eigenvalues_as_jax():
+    m = f32([[1, 2], [3, 4]])
+    for poly in (jnp.poly, astjax.jit(jnp.poly)):
+        got = poly(m)
+        assert got.dtype == np.complex64
+        np.testing.assert_allclose(got, [1, -5, -2], atol=1e-5)  # JAX 0.10.2's
+    for bad in (np.ones((2, 3)), np.ones((0, 0)), np.ones((2, 2, 2))):
+        with pytest.raises(ValueError, match="non-empty square 2d"):
+            jnp.poly(bad)
 
 
 def test_roots_of_higher_degree_and_multiple_roots_against_numpy():

@@ -127,6 +127,20 @@ def test_failed_factorizations_give_nan_as_jax():
     assert np.isnan(chol).all()
 
 
+def test_eigenvectors_are_not_differentiated_and_matrices_must_be_square():
+    """As JAX: eig's derivative is refused (eigvals has one); a matrix that is not square
+    is JAX's ValueError, eagerly and in compiled code (it gave NaN)."""
+    with pytest.raises(NotImplementedError, match="eigvals"):
+        astjax.grad(lambda a: jnp.sum(jnp.real(L.eig(a)[0])))(A)
+    wide = np.ones((2, 3))
+    for fn, match in ((L.eig, "input to eig must be a square"), (L.eigvals, "square"),
+                      (L.inv, r"inv must have shape \[..., n, n\], got \(2, 3\)"),
+                      (L.det, "_det"), (L.slogdet, "slogdet")):
+        for f in (fn, astjax.jit(fn)):
+            with pytest.raises(ValueError, match=match):
+                f(wide)
+
+
 def test_solve_shapes_and_errors():
     with pytest.raises((ValueError, UserCodeError), match="at least 2"):
         L.solve(B, B)
@@ -159,6 +173,8 @@ DERIVATIVES = {
     "lstsq": (lambda a: jnp.sum(L.lstsq(a, TALL[:, 1])[0] ** 2), (TALL,)),
     "norm_2": (lambda a: L.norm(a, 2), (TALL,)),
     "matrix_power": (lambda a: jnp.sum(L.matrix_power(a, 3)), (A,)),
+    "eigvals": (lambda a: jnp.sum(jnp.real(L.eigvals(a)) * jnp.arange(4.0))
+                + jnp.prod(jnp.imag(L.eigvals(a)) + 1.0), (A,)),
 }
 
 
@@ -186,6 +202,10 @@ JAX_GRADS = {
                  X3 + 2 * np.eye(3),
                  [[-0.04157229, 0.820908, 1.67342917], [0.820908, 0.97885746, 1.72818657],
                   [1.67342917, 1.72818657, 1.78911164]]),
+    "eigvals": (lambda a: jnp.sum(jnp.real(L.eigvals(a)) * jnp.arange(1.0, 4.0)),
+                np.array([[2.0, 1.0, 0.3], [0.5, 3.0, 1.0], [0.2, 0.1, 1.5]]),
+                [[2.17736631, -0.45867007, -0.05593371], [-0.77434711, 1.39915452, -0.13424545],
+                 [-0.44138312, -0.62748941, 2.42347918]]),
 }
 
 

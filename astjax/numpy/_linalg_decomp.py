@@ -9,6 +9,7 @@ derivative differentiates it again, as in JAX. The rules assume what JAX's assum
 import astjax.numpy as jnp
 
 from .._src.ad.custom import custom_jvp
+from .._src.errors import at_user_call
 from .._src.ops.registry import REGISTRY
 from .._src.random.checks import static_helper
 
@@ -19,7 +20,7 @@ _svd_op = REGISTRY["linalg_svd"]
 _qr_op = REGISTRY["linalg_qr"]
 _det_op = REGISTRY["linalg_det"]
 _slogdet_op = REGISTRY["linalg_slogdet"]
-_eig_op = REGISTRY["linalg_eig"]  # (not differentiable: no rule)
+_eig_op = REGISTRY["linalg_eig"]  # (eigenvectors are not differentiable: no rule)
 
 
 def _H(x):
@@ -76,6 +77,38 @@ def _eigh_jvp(primals, tangents):
     projected = jnp.matmul(_H(v), jnp.matmul(ta, v))
     dw = jnp.real(jnp.diagonal(projected, axis1=-2, axis2=-1))
     return (w, v), (dw, jnp.matmul(v, gaps * projected))
+
+
+# --- eig ----------------------------------------------------------------------------------
+
+
+@custom_jvp
+def eig_pair(a):
+    return _eig_op(a)
+
+
+@eig_pair.defjvp
+def _eig_jvp(primals, tangents):
+    raise at_user_call(NotImplementedError(
+        "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
+        "input that cannot be checked, and astjax does not compute them (JAX's "
+        "jnp.linalg.eig refuses them too); differentiate jnp.linalg.eigvals for the "
+        "eigenvalues."))
+
+
+
+
+@custom_jvp
+def eigenvalues(a):
+    return _eig_op(a)[0]
+
+
+@eigenvalues.defjvp
+def _eigenvalues_jvp(primals, tangents):
+    (a,), (ta,) = primals, tangents
+    w, v = _eig_op(a)
+    # diag(V^-1 dA V), as JAX's rule
+    return w, jnp.sum(_solve_op(v, ta.astype(v.dtype)) * jnp.matrix_transpose(v), axis=-1)
 
 
 # --- svd -----------------------------------------------------------------------------------

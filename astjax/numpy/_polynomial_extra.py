@@ -1,9 +1,8 @@
 """``polyfit``, ``roots`` and ``polydiv`` written with ``astjax.numpy`` ops, read by the
-compiler like user code, as those in ``_composites``. Semantics and dtypes follow JAX 0.10.2,
-except how the answers are found: astjax has no LAPACK ops, so ``polyfit`` solves its least
-squares problem by Householder QR and ``roots`` runs Aberth's iteration (JAX: SVD and the
-eigenvalues of the companion matrix). Both are loops of jnp ops, so they jit, vmap and
-differentiate like any other code.
+compiler like user code, as those in ``_composites``. Semantics and dtypes follow JAX 0.10.2.
+``roots`` takes the eigenvalues of the companion matrix (``jnp.linalg.eigvals``), as JAX does;
+``polyfit`` solves its least squares problem by Householder QR (JAX: ``lstsq``'s SVD), a loop
+of jnp ops. All of them jit, vmap and differentiate like any other code.
 """
 import numpy as np
 
@@ -15,6 +14,7 @@ from .._src.ir.types import Static
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._composites import _inexact
+from ._linalg_decomp import eigenvalues
 from ._math_extra import _promote_inexact
 from ._misc_extra import two_way
 from ._setops import _static_arg
@@ -140,58 +140,23 @@ def _check_roots_ndim(ndim):
     return ndim
 
 
-def _horner2(q, z):
-    """q(z) and q'(z), by Horner's rule."""
-    def step(i, acc):
-        val, der = acc
-        return val * z + q[i], der * z + val
-    zero = jnp.zeros_like(z)
-    return fori_loop(0, q.shape[0], step, (zero, zero))
+def _companion_roots(p):
+    """The eigenvalues of ``p``'s companion matrix (1-D, inexact, p[0] != 0, length >= 2),
+    as JAX finds the roots."""
+    n = p.shape[0]
+    a = jnp.diag(jnp.ones((n - 2,), p.dtype), -1)
+    return eigenvalues(a.at[0, :].set(-p[1:] / p[0]))
 
 
-_ABERTH_STEPS = 80
-
-
-def _aberth(p, num_zeros):
-    """The roots of ``p`` (1-D, inexact, length >= 2) whose first ``num_zeros`` entries are
-    zeros left out: ``p.shape[0] - 1 - num_zeros`` of them, then NaNs. Aberth's iteration
-    from points on a circle, on ``q``, ``p`` rotated so that those zeros come last
-    (``q(z) = z ** num_zeros * s(z)``, s of the wanted degree)."""
-    cdt = _complex_of(p.dtype)
-    n = p.shape[0] - 1
-    q = p[(jnp.arange(n + 1) + num_zeros) % (n + 1)].astype(cdt)  # jnp.roll(p, -num_zeros)
-    deg = n - num_zeros
-    lead = jnp.where(q[0] == 0, jnp.ones_like(q[0]), q[0])  # all zeros: no roots anyway
-    i = jnp.arange(n)
-    active = i < deg
-    # a radius no smaller than about half the largest root's: max |q_k / q_0| ** (1 / k)
-    k = jnp.arange(1, n + 1)
-    ratios = jnp.abs(q[1:] / lead)
-    pos = jnp.logical_and(ratios > 0, k <= deg)
-    safe = jnp.where(pos, ratios, jnp.ones_like(ratios))
-    radius = jnp.max(jnp.where(pos, safe ** (1 / k.astype(ratios.dtype)),
-                               jnp.zeros_like(ratios)))
-    radius = jnp.where(radius > 0, radius, jnp.ones_like(radius))
-    angle = 2 * np.pi * i.astype(ratios.dtype) / jnp.maximum(deg, 1) + 0.4
-    z = (radius * (jnp.cos(angle) + 1j * jnp.sin(angle))).astype(cdt)
-    pair = jnp.logical_and(jnp.expand_dims(active, 1), jnp.expand_dims(active, 0))
-    pair = jnp.logical_and(pair, jnp.logical_not(jnp.eye(n, dtype=bool)))
-    m = num_zeros.astype(ratios.dtype)
-
-    def step(t, z):
-        val, der = _horner2(q, z)
-        diff = jnp.expand_dims(z, 1) - jnp.expand_dims(z, 0)
-        diff = jnp.where(pair, diff, jnp.ones_like(diff))
-        s = jnp.sum(jnp.where(pair, 1 / diff, jnp.zeros_like(diff)), axis=1)
-        z_safe = jnp.where(z == 0, jnp.ones_like(z), z)
-        # 1 / (s'/s - sum 1/(z_i - z_j)) with s'/s = q'/q - m/z, multiplied through by q
-        den = der - val * (m / z_safe) - val * s
-        ok = jnp.logical_and(active, den != 0)
-        den = jnp.where(ok, den, jnp.ones_like(den))
-        return z - jnp.where(ok, val / den, jnp.zeros_like(den))
-
-    z = fori_loop(0, _ABERTH_STEPS, step, z)
-    return jnp.where(active, z, jnp.full_like(z, complex(np.nan, np.nan)))
+def _roots_with_zeros(p, num_zeros):
+    """JAX's: the leading zeros rolled to the end, the zero roots they add sorted last and
+    replaced by NaN (all roots NaN when p is all zeros)."""
+    p = jnp.where(p.shape[0] == num_zeros, jnp.ones_like(p), p)
+    n = p.shape[0]
+    r = _companion_roots(p[(jnp.arange(n) + num_zeros) % n])  # jnp.roll(p, -num_zeros)
+    r = r[jnp.argsort(r == 0, stable=True)]
+    nan = jnp.full_like(r, complex(np.nan, np.nan))
+    return jnp.where(jnp.arange(n - 1) < n - 1 - num_zeros, r, nan)
 
 
 def _leading_zeros(p):
@@ -204,18 +169,18 @@ def _roots_eager(p, *, strip_zeros=True):
     if p.shape[0] < 2:
         return jnp.zeros((0,), _complex_of(p.dtype))
     num_zeros = _leading_zeros(p)
-    if strip_zeros:
-        p = p[int(num_zeros):]
-        if p.shape[0] < 2:
-            return jnp.zeros((0,), _complex_of(p.dtype))
-        num_zeros = jnp.zeros((), num_zeros.dtype)
-    return _aberth(p, num_zeros)
+    if not strip_zeros:
+        return _roots_with_zeros(p, num_zeros)
+    p = p[int(num_zeros):]
+    if p.shape[0] < 2:
+        return jnp.zeros((0,), _complex_of(p.dtype))
+    return _companion_roots(p)
 
 
 def _roots_compiled(p, strip_zeros):
     p = jnp.atleast_1d(_inexact(p))
     _check_roots_ndim(p.ndim)
-    return _aberth(p, _leading_zeros(p))
+    return _roots_with_zeros(p, _leading_zeros(p))
 
 
 def _roots_for(p_t, strip_zeros_t=Static(True)):
@@ -231,9 +196,9 @@ roots = two_way(
     "roots", _roots_eager, _roots_for,
     """The complex roots of the polynomial ``p`` (highest power first), as
     ``jnp.roots``: leading zeros stripped (eagerly only; in compiled code pass
-    ``strip_zeros=False``, which gives NaN for the roots they stand for). Found by Aberth's
-    iteration, so their order may differ from JAX's (which takes LAPACK's eigenvalues);
-    ``p`` needs at least 2 entries in compiled code.""")
+    ``strip_zeros=False``, which gives NaN for the roots they stand for): the eigenvalues
+    of the companion matrix, as JAX's, differentiable; ``p`` needs at least 2 entries in
+    compiled code.""")
 
 
 # ---- polydiv ----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._composites import _inexact, _is_bool, _to_inexact
 from ._composites2 import convolve, searchsorted
+from ._linalg_decomp import eigenvalues
 from ._setops import (  # noqa: F401  (exported)
     _checked_size, _index_dtype, _promote, _result_size, _static_arg, argpartition, argwhere,
     compress, extract, flatnonzero, intersect1d, isin, lexsort, nonzero, partition, setdiff1d,
@@ -391,18 +392,19 @@ def polyint(p, m=1, k=None):
 
 @static_helper
 def _check_poly(ndim):
-    if ndim == 2:
-        raise NotImplementedError("poly() of a square matrix (its eigenvalues) is not "
-                                  "supported; pass the roots")
-    if ndim != 1:
+    if ndim not in (1, 2):
         raise ValueError("input must be 1d or non-empty square 2d array.")
     return ndim
 
 
 def poly(seq_of_zeros):
-    """The coefficients of the monic polynomial with the given roots (real input)."""
+    """The coefficients of the monic polynomial with the given roots, or (a square matrix)
+    with the matrix's eigenvalues as roots: complex then, as JAX's."""
     z = jnp.atleast_1d(_inexact(seq_of_zeros))
-    _check_poly(z.ndim)
+    if _check_poly(z.ndim) == 2:
+        if z.shape[0] != z.shape[1] or z.shape[0] == 0:
+            raise ValueError("input must be 1d or non-empty square 2d array.")
+        z = eigenvalues(z)
     n = z.shape[0]
     a = (jnp.arange(n + 1) == 0).astype(z.dtype)
 

@@ -154,6 +154,13 @@ def _check_matrix(fn, ndim):
     return ndim
 
 
+def _check_square(a, before, after=""):
+    """JAX's error, ``before + str(shape) + after``, for matrices that are not square (in
+    compiled code sizes are run-time values: the generated code raises it)."""
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{before}{a.shape}{after}")
+
+
 def _symmetrize(a):
     return (a + _decomp._H(a)) / 2
 
@@ -170,6 +177,7 @@ def solve(a, b):
 def inv(a):
     a = _inexact(a)
     _check_matrix("inv", a.ndim)
+    _check_square(a, "Argument to inv must have shape [..., n, n], got ", ".")
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
     return _decomp._solve_op(a, eye, False)
 
@@ -177,6 +185,7 @@ def inv(a):
 def det(a):
     a = _inexact(a)
     _check_matrix("det", a.ndim)
+    _check_square(a, "Argument to _det() must have shape [..., n, n], got ")
     return _decomp.det(a)
 
 
@@ -185,6 +194,7 @@ def slogdet(a, *, method=None):
     LAPACK's LU result."""
     a = _inexact(a)
     _check_matrix("slogdet", a.ndim)
+    _check_square(a, "Argument to slogdet() must have shape [..., n, n], got ")
     _check_method(method)
     return _decomp.slogdet_pair(a)
 
@@ -240,14 +250,19 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
 
 def eig(a):
     """(eigenvalues, eigenvectors), complex, in LAPACK's order (as JAX on CPU). Not
-    differentiable in astjax (JAX differentiates the eigenvalues)."""
+    differentiable (as JAX's without ``enable_eigvec_derivs``): use ``eigvals``."""
     a = _inexact(a)
     _check_matrix("eig", a.ndim)
-    return _decomp._eig_op(a)
+    _check_square(a, "The input to eig must be a square matrix. Got shape ", ".")
+    return _decomp.eig_pair(a)
 
 
 def eigvals(a):
-    return eig(a)[0]
+    """The eigenvalues, complex, in LAPACK's order; differentiable (JAX's rule)."""
+    a = _inexact(a)
+    _check_matrix("eigvals", a.ndim)
+    _check_square(a, "The input to eig must be a square matrix. Got shape ", ".")
+    return _decomp.eigenvalues(a)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
