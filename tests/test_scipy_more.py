@@ -276,3 +276,59 @@ def test_cluster_vq(x64):
     check_grads(lambda o, b: vq(o, b)[1], (obs, book))
     with pytest.raises(ValueError, match="same rank"):
         vq(obs, book[0])
+
+
+# ---- optimize -----------------------------------------------------------------------------
+
+def _wquad(x, a):
+    return jnp.sum((x - a) ** 2 * jnp.arange(1.0, x.shape[0] + 1))
+
+
+def _rosen(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+
+def _softq(x):
+    return jnp.sum(jnp.logaddexp(0.0, x - 1.0)) + 0.5 * jnp.sum(x * x) + 0.1 * x[0] * x[1]
+
+
+def test_optimize_minimize_bfgs_matches_jax(x64):
+    from astjax.scipy.optimize import minimize
+    a = np.array([1.0, -2, 3, 0.5])
+    # JAX 0.10.2's results with 64-bit types: (x, success, status, nfev, nit)
+    cases = [
+        ((_wquad, np.zeros(4), (a,), None), ([1.0000000207582558, -2.000000010978102,
+                                             2.99999998975982, 0.5000000060459483],
+                                            True, 0, 12, 11)),
+        # JAX's zoom fails whenever it starts with a_lo > a_hi (its interval test is signed):
+        # status 3 on Rosenbrock, as here
+        ((_rosen, np.array([-1.2, 1.0]), (), None), ([-0.2778069614751315,
+                                                     0.043338775200157394], False, 3, 17, 8)),
+        ((_softq, np.array([2.0, -1.0, 0.5]), (), {"maxiter": 2}),
+         ([-0.19940940534632046, -0.1563996770030377, -0.2180206480432194], False, 1, 3, 2)),
+    ]
+    for (f, x0, args, options), (x, success, status, nfev, nit) in cases:
+        for r in (minimize(f, x0, args, method="BFGS", options=options),
+                  astjax.jit(lambda y: minimize(f, y, args, method="BFGS", options=options))(
+                      x0)):
+            _close(r.x, x, atol=1e-9)
+            assert (bool(r.success), int(r.status), int(r.nfev), int(r.njev), int(r.nit)) == \
+                (success, status, nfev, nfev, nit)
+            _close(r.fun, f(np.asarray(x), *args), atol=1e-9)
+            assert r.hess_inv.shape == (x0.shape[0],) * 2
+
+
+def test_optimize_minimize_vmap_closure_errors():
+    from astjax.scipy.optimize import minimize
+    a = np.array([1.0, -2, 3, 0.5], np.float32)
+    starts = np.stack([np.zeros(4, np.float32), np.ones(4, np.float32)])
+    r = astjax.vmap(lambda x0: minimize(_wquad, x0, (a,), method="BFGS"))(starts)
+    _close(r.x, np.stack([a, a]), atol=1e-5)  # (the minimum)
+    assert r.success.tolist() == [True, True]
+    r = astjax.jit(lambda x0, b: minimize(lambda x: jnp.sum((x - b) ** 2), x0,
+                                          method="bfgs"))(starts[1], a)
+    _close(r.x, a, atol=1e-5)
+    with pytest.raises(ValueError, match="not recognized"):
+        minimize(_rosen, starts[0], method="Nelder-Mead")
+    with pytest.raises(TypeError, match="'method'"):
+        minimize(_rosen, starts[0])

@@ -1,4 +1,4 @@
 """``astjax.scipy``: linear algebra, special functions, probability distributions,
-signal processing, DCTs, integration, interpolation and clustering, as ``jax.scipy``."""
-from . import (cluster, fft, integrate, interpolate, linalg, ndimage, signal,  # noqa: F401
-               special, stats)
+signal processing, DCTs, integration, interpolation, clustering and BFGS, as ``jax.scipy``."""
+from . import (cluster, fft, integrate, interpolate, linalg, ndimage, optimize,  # noqa: F401
+               signal, special, stats)
