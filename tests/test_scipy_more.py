@@ -332,3 +332,22 @@ def test_optimize_minimize_vmap_closure_errors():
         minimize(_rosen, starts[0], method="Nelder-Mead")
     with pytest.raises(TypeError, match="'method'"):
         minimize(_rosen, starts[0])
+
+
+# ---- one program on the Numba backend ------------------------------------------------------
+
+def test_signal_and_dct_compile_on_numba(numba_backend):
+    from astjax.scipy import fft as F
+
+    def prog(x, k):
+        return sig.convolve(x, k, mode="same"), F.dct(x, norm="ortho")
+
+    x = np.arange(8, dtype=np.float32) ** 1.3
+    k = np.array([1.0, -2, 0.5], np.float32)
+    jitted = astjax.jit(prog)
+    conv, dct = jitted(x, k)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    import scipy.fft as sf
+    _close(conv, ss.convolve(x, k, mode="same"), atol=1e-4)
+    _close(dct, sf.dct(x, norm="ortho"), atol=1e-4)
