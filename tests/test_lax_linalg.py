@@ -105,6 +105,24 @@ def test_lu_and_pivots():
     np.testing.assert_array_equal(got, [[1, 0, 2, 3], [3, 2, 1, 0]])
 
 
+def test_integer_operands_are_refused_as_jax():
+    """lax.linalg's primitives take floats only (jnp.linalg converts): JAX 0.10.2's
+    TypeError, naming the operand's position; it converted them to float32."""
+    a, b = np.array([[4, 2], [2, 3]], np.int32), np.array([[1.0], [2.0]], np.float32)
+    cases = [(lambda: lax.linalg.lu(a), "lu", 0), (lambda: lax.linalg.qr(a), "qr", 0),
+             (lambda: lax.linalg.svd(a), "svd", 0), (lambda: lax.linalg.eig(a), "eig", 0),
+             (lambda: lax.linalg.schur(a), "schur", 0),
+             (lambda: lax.linalg.triangular_solve(b[:, 0] * a, a[:, :1], left_side=True,
+                                                  lower=True), "triangular_solve", 1),
+             (lambda: lax.linalg.tridiagonal_solve(a[0], b[:, 0], b[:, 0], b),
+              "tridiagonal_solve", 0)]
+    for fn, name, position in cases:
+        with pytest.raises(TypeError, match=f"{name} does not accept dtype int32 at "
+                                            f"position {position}"):
+            fn()
+    assert lax.linalg.cholesky(a).dtype == np.float32  # (cholesky symmetrizes: converts)
+
+
 def test_tridiagonal_solve_on_numba(numba_backend):
     got = astjax.jit(lax.linalg.tridiagonal_solve)(DL, D, DU, B)
     np.testing.assert_allclose(got, [[0.2706422, -0.7247706], [0.3761468, 0.3486239],

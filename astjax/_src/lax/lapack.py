@@ -62,11 +62,23 @@ def _real(dtype):
 
 
 @static_helper
+def floating(name, dtype, position=0):
+    """``dtype``, which must be inexact: lax.linalg's primitives refuse integers and bools
+    with this TypeError (jnp.linalg's functions convert them)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fc":
+        raise TypeError(f"{name} does not accept dtype {dtype} at position {position}. "
+                        f"Accepted dtypes at position {position} are subtypes of floating, "
+                        f"complexfloating.")
+    return dtype
+
+
+@static_helper
 def _check(name, dtype, ndim):
     if ndim < 2:
         raise ValueError(f"{name}: the argument must be a (batch of) square matrices, got "
                          f"an array of rank {ndim}")
-    return np.dtype(dtype) if np.dtype(dtype).kind in "fc" else np.dtype(np.float32)
+    return floating.fn(name, dtype)
 
 
 def _square(name, a):

@@ -9,12 +9,10 @@ import astjax.numpy as jnp
 
 from ..random.checks import static_helper  # evaluated while generating code
 from .control_flow import fori_loop, scan
+from .lapack import floating
 from .lapack import hessenberg, schur, tridiagonal  # noqa: F401 (lax.linalg's names)
 
 
-@static_helper
-def _inexact(dtype):
-    return dtype if dtype.kind in "fc" else jnp.dtype(jnp.float32)
 
 
 def _lower_solve(a, b, unit_diagonal):
@@ -39,7 +37,9 @@ def triangular_solve(a, b, *, left_side=False, lower=False, transpose_a=False,
     ``lower`` (else upper) triangle of ``a``, transposed if ``transpose_a``, conjugated if
     ``conjugate_a``; the other triangle is not read, nor the diagonal if ``unit_diagonal``."""
     a, b = jnp.asarray(a), jnp.asarray(b)
-    dtype = _inexact(jnp.result_type(a, b))
+    floating("triangular_solve", a.dtype, 0)
+    floating("triangular_solve", b.dtype, 1)
+    dtype = jnp.result_type(a, b)
     a, b = a.astype(dtype), b.astype(dtype)
     if conjugate_a:
         a = jnp.conj(a)
@@ -66,7 +66,9 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular=False):
     diagonal ``d``, super-diagonal ``du`` (``du[..., -1]`` unused), each [..., m], b
     [..., m, n]; the Thomas algorithm (no pivoting). ``perturb_singular`` is ignored."""
     dl, d, du, b = jnp.asarray(dl), jnp.asarray(d), jnp.asarray(du), jnp.asarray(b)
-    dtype = _inexact(jnp.result_type(dl, d, du, b))
+    for position, operand in enumerate((dl, d, du, b)):
+        floating("tridiagonal_solve", operand.dtype, position)
+    dtype = jnp.result_type(dl, d, du, b)
     m = d.shape[-1]
     keep = jnp.arange(m) < m - 1
     du = jnp.where(keep, du, jnp.zeros_like(du))
@@ -124,7 +126,7 @@ def lu(x):
     diagonal) and U, ``pivots`` [..., min(m, n)] int32 (row ``i`` was swapped with
     ``pivots[i]``), ``permutation`` [..., m] int32 (``x[perm] == L @ U``)."""
     a = jnp.asarray(x)
-    a = a.astype(_inexact(a.dtype))
+    floating("lu", a.dtype)
     m, n = a.shape[-2], a.shape[-1]
     k_steps = min(m, n)
     rows = jnp.arange(m)
@@ -184,12 +186,14 @@ def _no_pivoting(pivoting):
 def qr(x, *, pivoting=False, full_matrices=True, use_magma=None):
     """``(q, r)``: complete (``full_matrices``) or reduced; no column pivoting."""
     _no_pivoting(pivoting)
+    floating("qr", jnp.asarray(x).dtype)
     return jnp.linalg.qr(x, mode="complete" if full_matrices else "reduced")
 
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):
     """``(u, s, vh)``, or ``s`` alone without ``compute_uv``; ``algorithm`` is ignored."""
     _no_subset("svd", subset_by_index)
+    floating("svd", jnp.asarray(x).dtype)
     return jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
@@ -198,6 +202,7 @@ def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
     """``[w, vl, vr]`` as JAX's list (each vector only if asked for): eigenvalues, left
     eigenvectors (``vl[:, j]^H x = w[j] vl[:, j]^H``, from ``x^H``'s eigenvectors, each of
     unit norm), right ones; complex, not differentiable."""
+    floating("eig", jnp.asarray(x).dtype)
     w, vr = jnp.linalg.eig(x)
     out = [w]
     if compute_left_eigenvectors:
