@@ -11,10 +11,15 @@ Integer and boolean results (keys, ``bits``, ``randint``, ``permutation``, ``cho
 ``categorical``, ``bernoulli``) equal JAX's exactly, and so do uniform floats and the
 float32 results of ``normal``, ``truncated_normal``, ``exponential``, ``laplace``,
 ``logistic`` and ``gumbel``: log, log1p, exp, erf and erfinv are computed as XLA's CPU
-code computes them, fused multiply-adds included (``_src/random/special.py``). Gamma,
-beta and dirichlet agree to float rounding (JAX's uses the CPU's approximate rsqrt
-instruction; most draws are still bit-identical), as do multivariate_normal (another
-summation order) and float64 results (NumPy's log/exp there).
+code computes them, fused multiply-adds included (``_src/random/special.py``). So are
+the distributions built on them (``_src/random/derived.py``): ``cauchy``, ``lognormal``,
+``pareto``, ``rayleigh``, ``wald``, ``weibull_min``, ``maxwell``,
+``double_sided_maxwell``, ``triangular`` and ``rademacher``/``geometric`` (integers).
+Gamma, beta and dirichlet agree to float rounding (JAX's uses the CPU's approximate rsqrt
+instruction; most draws are still bit-identical), and so do the samplers built on gamma
+(``chisquare``, ``f``, ``t``, ``generalized_normal``, ``ball``), multivariate_normal and
+``orthogonal`` (another summation order, LAPACK's QR) and float64 results (NumPy's
+log/exp there).
 
 Every function here is ``astjax.numpy`` code: it runs eagerly and compiles under
 ``jit`` and ``vmap`` (``vmap`` over a batch of keys gives each key's own draws, bit for
@@ -34,6 +39,7 @@ import astjax.numpy as jnp
 
 from ._src.ir.types import ArrayType as _ArrayType
 from ._src.random import checks as _c
+from ._src.random import derived as _d
 from ._src.random import samplers as _s
 from ._src.random import threefry as _tf
 from ._src.random.checks import random_function
@@ -41,7 +47,10 @@ from ._src.random.checks import random_function
 __all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "bits", "uniform", "normal",
            "truncated_normal", "bernoulli", "randint", "choice", "permutation", "categorical",
            "gumbel", "exponential", "laplace", "logistic", "multivariate_normal", "gamma",
-           "loggamma", "beta", "dirichlet", "wrap_key_data", "clone"]
+           "loggamma", "beta", "dirichlet", "wrap_key_data", "clone", "cauchy", "lognormal",
+           "pareto", "t", "chisquare", "f", "rademacher", "maxwell", "double_sided_maxwell",
+           "weibull_min", "triangular", "rayleigh", "wald", "generalized_normal", "ball",
+           "orthogonal", "geometric"]
 
 
 # --- keys ----------------------------------------------------------------------------------------
@@ -310,3 +319,171 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         shape = np.shape(alpha)[:-1]
     alpha = jnp.asarray(alpha).astype(dtype)
     return _s.dirichlet(key, alpha, shape, dtype, _c.partitionable())
+
+
+# --- distributions built on the samplers above (_src/random/derived.py) ---------------------------
+
+def _float_params(*params):
+    return _c.all_checks(_c.check_param_shapes("shape", *params),
+                         _c.check_safe_to_cast(*params))
+
+
+@random_function("cauchy", static=("shape", "dtype"), run_time_shape=True)
+def cauchy(key, shape=(), dtype=None):
+    """Standard Cauchy floats: ``tan(pi * (u - 1/2))``."""
+    shape = _c.sample_shape("cauchy", shape)
+    dtype = _c.float_dtype("cauchy", dtype)
+    return _d.cauchy(key, shape, dtype, _c.partitionable())
+
+
+@random_function("lognormal", static=("shape", "dtype"), check=_float_params("sigma"))
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+    """``exp(sigma * normal)`` (float or complex dtype)."""
+    dtype = _c.inexact_user_dtype("lognormal", dtype)
+    shape = _c.optional_shape("lognormal", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("lognormal", np.shape(sigma))
+    return _d.lognormal(key, sigma, shape, dtype, _c.partitionable())
+
+
+@random_function("pareto", static=("shape", "dtype"), check=_float_params("b"))
+def pareto(key, b, shape=None, dtype=None):
+    """Pareto(b) floats on ``[1, inf)``: ``exp(exponential / b)``."""
+    dtype = _c.float_dtype("pareto", dtype)
+    shape = _c.optional_shape("pareto", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("pareto", np.shape(b))
+    return _d.pareto(key, b, shape, dtype, _c.partitionable())
+
+
+@random_function("t", static=("shape", "dtype"), check=_float_params("df"))
+def t(key, df, shape=None, dtype=None):
+    """Student's t floats with ``df`` degrees of freedom (a normal over a gamma)."""
+    dtype = _c.float_dtype("t", dtype)
+    shape = _c.optional_shape("t", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("t", np.shape(df))
+    return _d.t(key, df, shape, dtype, _c.partitionable())
+
+
+@random_function("chisquare", static=("shape", "dtype"), check=_float_params("df"))
+def chisquare(key, df, shape=None, dtype=None):
+    """Chi-square floats with ``df`` degrees of freedom (twice a Gamma(df / 2))."""
+    dtype = _c.float_dtype("chisquare", dtype)
+    shape = _c.optional_shape("chisquare", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("chisquare", np.shape(df))
+    return _d.chisquare(key, df, shape, dtype, _c.partitionable())
+
+
+@random_function("f", static=("shape", "dtype"), check=_float_params("dfnum", "dfden"))
+def f(key, dfnum, dfden, shape=None, dtype=None):
+    """F-distribution floats: a ratio of two scaled chi-squares."""
+    dtype = _c.float_dtype("f", dtype)
+    shape = _c.optional_shape("f", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("f", np.shape(dfnum), np.shape(dfden))
+    return _d.f(key, dfnum, dfden, shape, dtype, _c.partitionable())
+
+
+@random_function("rademacher", static=("shape", "dtype"), run_time_shape=True)
+def rademacher(key, shape=(), dtype=None):
+    """-1 or 1 with probability 1/2 each (int32 by default; any dtype)."""
+    shape = _c.sample_shape("rademacher", shape)
+    dtype = _c.any_dtype("rademacher", dtype, int)
+    return _d.rademacher(key, shape, dtype, _c.partitionable())
+
+
+@random_function("maxwell", static=("shape", "dtype"))
+def maxwell(key, shape=(), dtype=None):
+    """One-sided Maxwell floats: the norm of 3 standard normals."""
+    dtype = _c.float_dtype("maxwell", dtype)
+    shape = _c.canonical_shape("maxwell", shape)
+    return _d.maxwell(key, shape, dtype, _c.partitionable())
+
+
+@random_function("double_sided_maxwell", static=("shape", "dtype"))
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """``loc + scale * sign * maxwell``; the result's shape is ``shape`` (or, if empty,
+    loc and scale's broadcast shape) followed by loc and scale's broadcast shape, as JAX's."""
+    dtype = _c.float_dtype("double_sided_maxwell", dtype)
+    shape = _c.canonical_shape("double_sided_maxwell", shape)
+    shape = _d.sided_maxwell_shape("double_sided_maxwell", shape, loc, scale)
+    return _d.double_sided_maxwell(key, loc, scale, shape, dtype, _c.partitionable())
+
+
+@random_function("weibull_min", static=("shape", "dtype"))
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull floats: ``scale * (-log1p(-u)) ** (1 / concentration)``."""
+    dtype = _c.float_dtype("weibull_min", dtype)
+    shape = _c.canonical_shape("weibull_min", shape)
+    return _d.weibull_min(key, scale, concentration, shape, dtype, _c.partitionable())
+
+
+@random_function("triangular", static=("shape", "dtype"),
+                 check=_float_params("left", "mode", "right"))
+def triangular(key, left, mode, right, shape=None, dtype=None):
+    """Triangular floats on ``[left, right]`` with peak at ``mode`` (inverse CDF)."""
+    dtype = _c.float_dtype("triangular", dtype)
+    shape = _c.optional_shape("triangular", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("triangular", np.shape(left), np.shape(mode), np.shape(right))
+    return _d.triangular(key, left, mode, right, shape, dtype, _c.partitionable())
+
+
+@random_function("rayleigh", static=("shape", "dtype"), check=_float_params("scale"))
+def rayleigh(key, scale, shape=None, dtype=None):
+    """Rayleigh floats: ``scale * sqrt(-2 log u)``."""
+    dtype = _c.float_dtype("rayleigh", dtype)
+    shape = _c.optional_shape("rayleigh", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("rayleigh", np.shape(scale))
+    return _d.rayleigh(key, scale, shape, dtype, _c.partitionable())
+
+
+@random_function("wald", static=("shape", "dtype"), check=_float_params("mean"))
+def wald(key, mean, shape=None, dtype=None):
+    """Wald (inverse Gaussian) floats with mean ``mean``."""
+    dtype = _c.float_dtype("wald", dtype)
+    shape = _c.optional_shape("wald", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("wald", np.shape(mean))
+    return _d.wald(key, mean, shape, dtype, _c.partitionable())
+
+
+@random_function("generalized_normal", static=("shape", "dtype"))
+def generalized_normal(key, p, shape=(), dtype=None):
+    """Floats of density proportional to ``exp(-|x| ** p)``: a signed Gamma(1/p) ** (1/p)."""
+    dtype = _c.float_dtype("generalized_normal", dtype)
+    shape = _c.canonical_shape("generalized_normal", shape)
+    return _d.generalized_normal(key, p, shape, dtype, _c.partitionable())
+
+
+@random_function("ball", static=("d", "shape", "dtype"), check=_c.check_scalar_int("d"))
+def ball(key, d, p=2, shape=(), dtype=None):
+    """Points uniform in the unit Lp ball of dimension ``d``: shape ``shape + (d,)``."""
+    dtype = _c.float_dtype("ball", dtype)
+    shape = _c.canonical_shape("ball", shape)
+    return _d.ball(key, d, p, shape, dtype, _c.partitionable())
+
+
+@random_function("orthogonal", static=("n", "shape", "dtype", "m"),
+                 check=_c.check_scalar_int("n", "m"))
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """Uniformly random orthogonal (unitary, for a complex dtype) ``n x m`` matrices, batch
+    shape ``shape``: orthonormal rows if n <= m, columns if m <= n."""
+    dtype = _c.inexact_user_dtype("orthogonal", dtype)
+    shape = _c.canonical_shape("orthogonal", shape)
+    m = _c.default_to(m, n)
+    return _d.orthogonal(key, n, m, shape, dtype, _c.partitionable())
+
+
+@random_function("geometric", static=("shape", "dtype"),
+                 check=_c.check_param_shapes("shape", "p"))
+def geometric(key, p, shape=None, dtype=None):
+    """The number of Bernoulli(p) trials up to the first success (int32 by default)."""
+    dtype = _c.int_result_dtype("geometric", dtype)
+    shape = _c.optional_shape("geometric", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("geometric", np.shape(p))
+    return _d.geometric(key, p, shape, dtype, _c.partitionable())

@@ -3,7 +3,8 @@
 Every sampler of ``astjax.random`` is checked against the stack of its eager per-key
 results (never against recorded values), under ``vmap`` and ``jit(vmap(...))``, in both
 counter layouts (``jax_threefry_partitionable``). Bit for bit, except gamma, beta,
-dirichlet and multivariate_normal: they go through NumPy's power, sums and einsum, whose
+dirichlet, multivariate_normal and orthogonal and the samplers built on gamma (chisquare,
+f, t, generalized_normal, ball): they go through NumPy's power, sums, einsum and QR, whose
 last bit may depend on the layout of the arrays they are given (a batch of draws or one
 draw), so they are compared to rtol 1e-6 (here they are bit-identical too).
 
@@ -30,7 +31,8 @@ COV = np.array([[2.0, 0.3], [0.3, 1.0]], np.float32)
 ALPHA = np.array([0.5, 1.5, 3.0], np.float32)
 LONG = np.arange(1700).astype(np.int32)  # shuffled in 2 rounds (1 up to 1625 elements)
 
-CLOSE = {"gamma", "beta", "dirichlet", "multivariate_normal"}
+CLOSE = {"gamma", "beta", "dirichlet", "multivariate_normal", "chisquare", "f", "t",
+         "generalized_normal", "ball", "orthogonal"}
 
 
 @pytest.fixture
@@ -148,9 +150,79 @@ def fold_in(key):
     return random.fold_in(key, 3)
 
 
+def cauchy(key):
+    return random.cauchy(key, (3,))
+
+
+def lognormal(key):
+    return random.lognormal(key, 0.5, (3,))
+
+
+def pareto(key):
+    return random.pareto(key, 2.0, (3,))
+
+
+def rayleigh(key):
+    return random.rayleigh(key, 2.0, (3,))
+
+
+def wald(key):
+    return random.wald(key, 1.5, (3,))
+
+
+def weibull_min(key):
+    return random.weibull_min(key, 2.0, 1.5, (3,))
+
+
+def maxwell(key):
+    return random.maxwell(key, (3,))
+
+
+def double_sided_maxwell(key):
+    return random.double_sided_maxwell(key, 1.0, 2.0, (3,))
+
+
+def rademacher(key):
+    return random.rademacher(key, (4,))
+
+
+def triangular(key):
+    return random.triangular(key, 0.0, 0.3, 1.0, (3,))
+
+
+def geometric(key):
+    return random.geometric(key, 0.3, (4,))
+
+
+def orthogonal(key):
+    return random.orthogonal(key, 3)
+
+
+def chisquare(key):
+    return random.chisquare(key, 3.0, (2,))
+
+
+def f(key):
+    return random.f(key, 2.0, 5.0, (2,))
+
+
+def t(key):
+    return random.t(key, 3.0, (2,))
+
+
+def generalized_normal(key):
+    return random.generalized_normal(key, 1.5, (2,))
+
+
+def ball(key):
+    return random.ball(key, 3, 2, (2,))
+
+
 SAMPLERS = [uniform, normal, truncated_normal, bernoulli, randint, choice, permutation,
             categorical, gumbel, exponential, laplace, logistic, multivariate_normal, gamma,
-            beta, dirichlet, bits, split, fold_in]
+            beta, dirichlet, bits, split, fold_in, cauchy, lognormal, pareto, rayleigh, wald,
+            weibull_min, maxwell, double_sided_maxwell, rademacher, triangular, geometric,
+            orthogonal, chisquare, f, t, generalized_normal, ball]
 
 
 def test_every_public_sampler_is_covered():
@@ -160,9 +232,10 @@ def test_every_public_sampler_is_covered():
 
 
 GAMMA_FAMILY = [gamma, beta, dirichlet]  # one compiled function: they share gamma's code
+GAMMA_DERIVED = [chisquare, f, t, generalized_normal, ball]  # likewise
 
 
-@pytest.mark.parametrize("fn", [f for f in SAMPLERS if f not in GAMMA_FAMILY],
+@pytest.mark.parametrize("fn", [f for f in SAMPLERS if f not in GAMMA_FAMILY + GAMMA_DERIVED],
                          ids=lambda f: f.__name__)
 def test_vmap_over_keys(fn):
     keys = make_keys()
@@ -177,6 +250,17 @@ def test_vmap_over_keys_gamma_family():
     keys = make_keys()
     got, want = astjax.vmap(gamma_family)(keys), per_key(gamma_family, keys)
     for fn, g, w in zip(GAMMA_FAMILY, got, want):
+        check(fn.__name__, g, w)
+
+
+def gamma_derived(key):
+    return chisquare(key), f(key), t(key), generalized_normal(key), ball(key)
+
+
+def test_vmap_over_keys_gamma_derived():
+    keys = make_keys()
+    got, want = astjax.vmap(gamma_derived)(keys), per_key(gamma_derived, keys)
+    for fn, g, w in zip(GAMMA_DERIVED, got, want):
         check(fn.__name__, g, w)
 
 

@@ -895,6 +895,10 @@ class FunctionTyper:
             return self.user_call(node, callee, args, kwargs)
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
             return self.tree_build(node, target, env)  # (of constants too, as a dict display)
+        from ..random.checks import is_known, static_helper
+        if isinstance(target, static_helper):  # a known tuple (np.shape of a 0-d array) is
+            args = [_as_static(a) for a in args]  # a constant for a generation-time helper
+            kwargs = {k: _as_static(v) for k, v in kwargs.items()}
         if all(isinstance(a, Static) for a in args + list(kwargs.values())):
             # a pure function of constants (math.sqrt(2), len(("a",)), vmap(f)): evaluate
             # now, once per program for equal arguments, so that a transform built in a loop
@@ -918,7 +922,6 @@ class FunctionTyper:
         if isinstance(target, pytypes.MethodType):  # obj.f(x) of an obj from outside
             return self.user_call(node, method_function(target), args, kwargs)
         self.refuse_transformed_closure(node, target, args, kwargs)
-        from ..random.checks import is_known, static_helper
         if isinstance(target, static_helper):  # a check in astjax.numpy code: name the argument
             bound = inspect.signature(target.fn).bind(*args, **kwargs).arguments
             names = [k for k, t in bound.items()  # (a tuple: a *args parameter's types)
@@ -1211,6 +1214,15 @@ def _constant_index(idx):
             return all(item(e) for e in i)
         return i is None or i is Ellipsis or isinstance(i, (int, float, complex, str))
     return item(idx)
+
+
+def _as_static(t):
+    """A tuple type whose elements are all known, as one constant."""
+    if isinstance(t, SequenceType) and t.kind == "tuple":
+        elts = [_as_static(e) for e in t.elts]
+        if all(isinstance(e, Static) for e in elts):
+            return Static(tuple(e.value for e in elts))
+    return t
 
 
 def _draws_random_numbers(fn):

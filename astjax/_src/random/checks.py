@@ -829,3 +829,73 @@ def check_dirichlet(name, args):
     if a is None or a.ndim < 1:
         raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
                          f"{0 if a is None else a.ndim}")
+
+
+# --- the derived samplers (random.cauchy ... random.multinomial) ----------------------------------
+
+@static_helper
+def any_dtype(name, dtype, default):
+    """A dtype of any kind (rademacher samples ints or floats), ``default`` a Python type."""
+    return _user_dtype(name, dtype, np.dtype(dtypes.default_int() if default is int
+                                             else dtypes.default_float()))
+
+
+@static_helper
+def int_result_dtype(name, dtype):
+    """geometric's integer dtype, with JAX's ValueError for another kind."""
+    dt = _user_dtype(name, dtype, dtypes.default_int())
+    if dt.kind not in "iu":
+        raise ValueError(f"dtype argument to `{name}` must be an int dtype, got {dt}")
+    return dt
+
+
+def _typed(value):
+    """(dtype, weak) of a parameter, None when it is no number or array."""
+    if isinstance(value, ArrayType):
+        return value.dtype, value.weak
+    if is_dynamic(value):
+        return None
+    if isinstance(value, Array):
+        return value.dtype, value.weak_type
+    if dtypes.is_python_scalar(value):
+        return dtypes.python_scalar_dtype(value), True
+    a = _concrete(value)
+    return None if a is None else (a.dtype, False)
+
+
+def check_safe_to_cast(*params):
+    """JAX's _check_all_safe_to_cast: each parameter promotes to the sample dtype (a
+    float64 array, with x64, is not sampled as float32). A dtype of the wrong kind is left
+    to the function's own error."""
+    def check(name, args):
+        dtype = args["dtype"]
+        if is_dynamic(dtype):
+            return
+        try:
+            target = dtypes.canonicalize_dtype(np.dtype(
+                dtypes.default_float() if dtype is None else dtype))
+        except TypeError:
+            return
+        if target.kind not in "fc":
+            return
+        for p in params:
+            typed = _typed(args[p])
+            if typed is not None and dtypes.promote_types(typed, (target, False))[0] != target:
+                raise ValueError(f"In arguments to {name}, cannot safely cast argument of "
+                                 f"type {np.dtype(typed[0])} to {target}")
+    return check
+
+
+def check_scalar_int(*params):
+    """ball's d, orthogonal's n and m: ints known when the code is generated."""
+    def check(name, args):
+        for p in params:
+            v = args[p]
+            if v is None and p == "m":
+                continue
+            if is_dynamic(v) or isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{name}: {p} must be an int known when the code is "
+                                f"generated, got {v!r}")
+            if v < 0:
+                raise ValueError(f"{name}: {p} must be non-negative, got {v}")
+    return check

@@ -1,0 +1,149 @@
+"""astjax.random's derived samplers (cauchy ... multinomial) against JAX 0.10.2.
+
+The expected values are JAX's (x86-64 CPU, key ``PRNGKey(42)``), written here as literals
+from an oracle run (``PYTHONPATH=/work/jaxsite``: ``np.asarray(jax.random.NAME(key, *args,
+**kwargs)).tolist()``), so no JAX is needed.
+
+Bit for bit: the samplers whose inputs astjax reproduces exactly (uniform, normal,
+exponential, bernoulli), XLA's fusions and rewrites followed (wald's multiply-adds, maxwell's
+order of summation, f's (a / b) / (c / d) -> (a * d) / (b * c)). To float rounding
+(|got - want| <= 64 eps * max(1, |want|)): the gamma-based ones (chisquare, t, f,
+generalized_normal, ball), as gamma is (XLA's approximate rsqrt), and orthogonal (LAPACK's
+QR, not XLA's; most entries are still bit-identical).
+"""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+import astjax.random as random
+
+ROUNDED = {"chisquare", "t", "f", "generalized_normal", "ball", "orthogonal"}
+
+CASES = [
+    ("cauchy", ((4,),), {},
+     'float32', [-0.03548463061451912, 0.6337261199951172, 0.38244056701660156, 0.1940706968307495]),
+    ("lognormal", (np.float32(0.5), (4,)), {},
+     'float32', [0.9859473705291748, 1.2630960941314697, 1.159340739250183, 1.0797969102859497]),
+    ("lognormal", (0.5,), {"shape": (3,), "dtype": np.float16},
+     'float16', [0.4892578125, 0.6455078125, 2.68359375]),
+    ("pareto", (np.array([1.0, 2.0, 3.0], np.float32),), {},
+     'float32', [1.9558355808258057, 1.7672069072723389, 1.3761273622512817]),
+    ("rayleigh", (2.0, (4,)), {},
+     'float32', [2.3933022022247314, 1.7571814060211182, 1.9678773880004883, 2.1503593921661377]),
+    ("wald", (np.array([0.5, 1.5, 3.0], np.float32),), {},
+     'float32', [0.5275740027427673, 2.6983466148376465, 0.4380342960357666]),
+    ("weibull_min", (2.0, 1.5, (4,)), {},
+     'float32', [1.5326144695281982, 2.181030750274658, 1.943356990814209, 1.7568422555923462]),
+    ("maxwell", ((2, 2),), {},
+     'float32', [[0.553582489490509, 0.293285071849823], [1.708603024482727, 1.5084577798843384]]),
+    ("double_sided_maxwell", (1.0, np.array([1.0, 2.0], np.float32), (3,)), {},
+     'float32', [[-0.38102173805236816, -0.3513779640197754], [3.2220213413238525, 2.351099967956543], [2.677055835723877, 2.666670560836792]]),
+    ("rademacher", ((6,),), {},
+     'int32', [1, -1, -1, -1, 1, -1]),
+    ("rademacher", ((4,),), {"dtype": np.float32},
+     'float32', [1.0, -1.0, -1.0, -1.0]),
+    ("triangular", (0.0, np.array([0.2, 0.5, 0.9], np.float32), 1.0), {},
+     'float32', [0.360443651676178, 0.5998732447624207, 0.7447444796562195]),
+    ("geometric", (np.array([0.1, 0.3, 0.5, 0.9], np.float32),), {},
+     'int32', [7, 2, 1, 1]),
+    ("orthogonal", (3,), {},
+     'float32', [[-0.01952970027923584, 0.9952677488327026, 0.09518947452306747], [0.10594390332698822, -0.09261152893304825, 0.9900500178337097], [-0.99418044090271, -0.02941983938217163, 0.10363386571407318]]),
+    ("orthogonal", (2, (2,)), {"m": 3},
+     'float32', [[[-0.08792734146118164, 0.918591320514679, -0.3853037655353546], [0.8722633719444275, 0.2578020691871643, 0.41556572914123535]], [[-0.9120513200759888, 0.330043226480484, -0.2433796525001526], [0.09860806167125702, 0.7525968551635742, 0.6510564088821411]]]),
+    ("chisquare", (3.0, (4,)), {},
+     'float32', [5.87071418762207, 1.3978509902954102, 5.559423446655273, 1.4829895496368408]),
+    ("t", (3.0, (4,)), {},
+     'float32', [0.08987478166818619, -1.7357467412948608, 2.3520190715789795, 1.1635191440582275]),
+    ("f", (2.0, 5.0, (4,)), {},
+     'float32', [0.6068869233131409, 0.0762886181473732, 0.13752663135528564, 0.07212348282337189]),
+    ("generalized_normal", (1.5, (4,)), {},
+     'float32', [-0.8782375454902649, -0.2061624526977539, 1.160470962524414, 0.10202968865633011]),
+    ("ball", (3,), {"shape": (2,)},
+     'float32', [[0.3234022855758667, 0.061338748782873154, 0.01824338734149933], [0.4372413158416748, -0.07705393433570862, 0.3594384789466858]]),
+]
+NOT_PARTITIONABLE = [
+    ("cauchy", ((4,),), {},
+     'float32', [0.23723779618740082, 2.068115711212158, -5.2908220291137695, -5.039283275604248]),
+    ("wald", (np.array([0.5, 1.5, 3.0], np.float32),), {},
+     'float32', [0.32068413496017456, 0.4904203414916992, 0.40347766876220703]),
+]
+
+
+@pytest.fixture
+def not_partitionable():
+    astjax.config.update("jax_threefry_partitionable", False)
+    yield
+    astjax.config.update("jax_threefry_partitionable", True)
+
+
+def check(name, got, dtype, values):
+    want = np.asarray(values, dtype)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    if name in ROUNDED:
+        tol = 64 * np.finfo(want.dtype).eps * np.maximum(1.0, np.abs(want))
+        assert np.all(np.abs(got.astype(np.float64) - want) <= tol), (got, want)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name, args, kwargs, dtype, values", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_matches_jax(name, args, kwargs, dtype, values):
+    check(name, getattr(random, name)(random.PRNGKey(42), *args, **kwargs), dtype, values)
+
+
+@pytest.mark.parametrize("name, args, kwargs, dtype, values", NOT_PARTITIONABLE,
+                         ids=[c[0] for c in NOT_PARTITIONABLE])
+def test_matches_jax_not_partitionable(name, args, kwargs, dtype, values, not_partitionable):
+    check(name, getattr(random, name)(random.PRNGKey(42), *args, **kwargs), dtype, values)
+
+
+def test_argument_errors_as_jax():
+    key = random.PRNGKey(0)
+    with pytest.raises(ValueError, match="dtype argument to `cauchy` must be a float dtype"):
+        random.cauchy(key, dtype=jnp.int32)
+    with pytest.raises(ValueError, match="dtype argument to `geometric` must be an int dtype"):
+        random.geometric(key, 0.5, dtype=jnp.float32)
+    # lognormal's default sigma is a float32 array: it cannot be sampled as float16
+    with pytest.raises(ValueError, match="cannot safely cast argument of type float32 to "
+                                         "float16"):
+        random.lognormal(key, dtype=jnp.float16)
+    with pytest.raises(ValueError, match="broadcast-compatible"):
+        random.pareto(key, np.ones(2, np.float32), shape=(3,))
+    with pytest.raises(TypeError, match="d must be an int"):
+        random.ball(key, 2.5)
+    assert random.double_sided_maxwell(key, np.zeros(2, np.float32), 1.0, (3,)).shape == (3, 2)
+    assert random.orthogonal(key, 2, (4,), m=5).shape == (4, 2, 5)
+
+
+def derived_draws(key, x):
+    k = random.split(key, 5)
+    return (random.wald(k[0], 1.5, (3,)), random.geometric(k[1], 0.3, (3,)),
+            random.cauchy(k[2], x.shape), random.rademacher(k[3], x.shape),
+            random.t(k[4], 3.0, (2,)), random.maxwell(k[0], (2,)),
+            # no shape: the parameters' (here ()), which compiled code knows too
+            random.pareto(k[1], 2.0), random.lognormal(k[2]), random.gamma(k[3], 2.0))
+
+
+def test_jit_and_vmap_agree_with_eager():
+    key, x = random.PRNGKey(3), jnp.ones((2, 3))
+    for got, want in zip(astjax.jit(derived_draws)(key, x), derived_draws(key, x)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    keys = random.split(key, 3)
+    got = astjax.vmap(lambda k: random.weibull_min(k, 2.0, 1.5, (2,)))(keys)
+    want = np.stack([np.asarray(random.weibull_min(k, 2.0, 1.5, (2,))) for k in keys])
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def wald_and_geometric(key):
+    k1, k2 = random.split(key)
+    return random.wald(k1, 1.5, (4,)), random.geometric(k2, 0.3, (4,))
+
+
+def test_on_numba(numba_backend):
+    key = random.PRNGKey(1)
+    for got, want in zip(astjax.jit(wald_and_geometric)(key), wald_and_geometric(key)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
