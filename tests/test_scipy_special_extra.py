@@ -1,0 +1,173 @@
+"""scipy.special functions ported from JAX 0.10.2's own algorithms (erfcx, wofz, dawsn,
+fresnel, expi, exp1, expn, sici, spence): values against SciPy in float64 and float32,
+eagerly and under jit, over a range with its edges; JAX's values where JAX's differ from
+SciPy's (literals from jax.scipy.special with 64-bit types on); derivatives against finite
+differences and JAX's conventions; vmap; one small Numba program."""
+import numpy as np
+import pytest
+import scipy.special as ss
+
+import astjax
+import astjax.numpy as jnp
+import astjax.scipy.special as S
+from astjax.test_util import check_grads
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+REAL = np.array([-np.inf, -30.0, -7.0, -5.0, -1.0, -0.3, -0.0, 0.0, 1e-300, 1e-5, 0.3, 1.0,
+                 1.5, 2.0, 3.0, 3.3, 5.0, 6.3, 7.0, 10.0, 20.0, 26.0, 27.0, 40.0, 70.0, 800.0,
+                 1e5, 1e300, np.inf, np.nan])
+POSITIVE = REAL[~(REAL < 0.0)]
+COMPLEX = np.array([0.0, 1 + 2j, -3 + 0.5j, 0.1 - 0.1j, 5j, -5j, 10 + 10j, -7 - 0.5j,
+                    2.5 - 4j, 40 + 1j, -1e-3 + 1e-3j])
+
+
+
+def _fresnel(x):
+    """SciPy's, with JAX's 0.5 past x = 36974 in float32 (Cephes' fresnlf; SciPy:
+    0.5 - cos / (pi x)) and at 1e300 (SciPy: NaN)."""
+    big = np.abs(x) > (36974 if x.dtype == np.float32 else 1e200)
+    return [np.where(big, np.sign(x) * 0.5, v) for v in ss.fresnel(x)]
+
+
+# name, ours, SciPy's with JAX's values where they differ, sample
+CASES = [
+    ("erfcx", S.erfcx, ss.erfcx, REAL),
+    ("dawsn", S.dawsn, ss.dawsn, REAL),
+    ("fresnel_s", lambda x: S.fresnel(x)[0], lambda x: _fresnel(x)[0], REAL),
+    ("fresnel_c", lambda x: S.fresnel(x)[1], lambda x: _fresnel(x)[1], REAL),
+    # JAX: NaN at 0 and +-inf (SciPy: -inf, -inf, inf and -0 at -inf)
+    ("expi", S.expi, lambda x: np.where((x == 0) | np.isinf(x), np.nan, ss.expi(x)), REAL),
+    ("exp1", S.exp1, lambda x: np.where(x == np.inf, np.nan, ss.exp1(x)), REAL),  # JAX: NaN
+    ("si", lambda x: S.sici(x)[0], lambda x: ss.sici(x)[0], REAL),
+    ("ci", lambda x: S.sici(x)[1], lambda x: ss.sici(x)[1], REAL),
+    ("spence", S.spence, ss.spence, REAL),
+]
+
+
+def _check(got, want, dtype):
+    got = np.asarray(got)
+    assert got.dtype == dtype
+    # (float32: Ci(3.3), near a zero, is 1e-5 off SciPy's, as JAX's; atol takes it)
+    rtol, atol = (2e-6, 1e-6) if dtype == np.float32 else (2e-14, 1e-300)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("name,f,ref,x", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_values_against_scipy(x64, name, f, ref, x, dtype):
+    x = x.astype(dtype)
+    want = ref(x)
+    _check(f(x), want, dtype)
+    _check(astjax.jit(f)(x), want, dtype)
+
+
+def test_expn_against_scipy(x64):
+    n = np.array([0, 1, 2, 3, 5, 10, 50, 4999])[:, None]
+    x = np.array([1e-5, 0.5, 1.0, 1.5, 3.0, 30.0, 800.0, np.nan])
+    _check(S.expn(n, x), ss.expn(n, x), np.float64)
+    _check(astjax.jit(S.expn)(n, x), ss.expn(n, x), np.float64)
+    _check(S.expn(n.astype(np.float32), x.astype(np.float32)),
+           ss.expn(n, x).astype(np.float32), np.float32)
+
+
+def test_expn_jax_values(x64):
+    # JAX's piecewise lets its last true condition win: 1 / n at x = 0 (SciPy: 1 / (n - 1)),
+    # the expansion in n for n >= 5000 at x = 0 and below, the continued fraction above 1
+    # for any n, NaN at inf; a non-integer n is NaN below 1 but at 0
+    n = np.array([0.0, 1.0, 2.0, 3.0, 5000.0, 6000.0, -1.0, 2.5])[:, None]
+    x = np.array([0.0, np.inf, -1.0, 2.0])
+    want = [[np.inf, np.nan, np.nan, 0.06766764161830635],
+            [np.inf, np.nan, np.nan, 0.048900510708061125],
+            [0.5, np.nan, np.nan, 0.03753426182049047],
+            [0.3333333333333333, np.nan, np.nan, 0.030133379797815916],
+            [0.0002000400080016, np.nan, 0.0005438739370346421, 2.706164215396073e-05],
+            [0.0001666944490748457, np.nan, 0.00045319805002164745, 2.255212059977337e-05],
+            [np.inf, np.nan, np.nan, 0.10150146242745953],
+            [0.4, np.nan, np.nan, 0.033468761488865524]]
+    for f in (S.expn, astjax.jit(S.expn)):
+        np.testing.assert_allclose(np.asarray(f(n, x)), want, rtol=2e-15)
+    assert np.isnan(S.expn(2.5, 0.5))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_wofz_and_complex_erfcx(x64, dtype):
+    z = COMPLEX.astype(dtype)
+    rtol = 1e-6 if dtype == np.complex64 else 1e-13
+    for f in (S.wofz, astjax.jit(S.wofz)):
+        got = f(z)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, ss.wofz(z), rtol=rtol)
+    np.testing.assert_allclose(S.erfcx(z), ss.erfcx(z), rtol=rtol * 10)
+    # JAX's values where SciPy's are 0: w(inf) and w(i inf) are NaN
+    got = S.wofz(np.array([np.inf, 1j * np.inf, -3j], dtype))
+    np.testing.assert_allclose(got, [complex(np.nan, np.nan), complex(np.nan, np.nan),
+                                     16205.988853999586], rtol=rtol)
+
+
+# (function, points, order): second order where it is cheap to compile
+GRAD_CASES = [
+    (S.erfcx, [-2.0, 0.5, 3.0, 30.0], 2), (S.dawsn, [-4.0, 0.5, 3.0, 5.0, 8.0], 2),
+    (lambda x: S.fresnel(x)[0], [-2.0, 0.5, 1.7], 1),
+    (lambda x: S.fresnel(x)[1], [-2.0, 0.5, 1.7], 1),
+    (S.expi, [-3.0, 0.5, 3.0, 10.0, 50.0, 100.0], 2), (S.exp1, [0.1, 0.5, 3.0, 10.0], 1),
+    (lambda x: S.expn(3, x), [0.1, 0.5, 3.0, 10.0], 1),
+    (lambda x: S.sici(x)[0], [-6.0, 0.5, 3.0, 9.0], 2),
+    (lambda x: S.sici(x)[1], [0.5, 3.0, 6.0, 9.0], 1),
+    # JAX's gradient of spence is NaN on (1, 2] (a branch's NaN leaks through its select)
+    (S.spence, [0.3, 0.7, 1.2, 1.7, 3.0], 1),
+    (lambda x: jnp.real(S.wofz(x)), [-1.0, 0.5, 2.0], 1),
+    (lambda x: jnp.imag(S.wofz(x * 1j + 0.5)), [-1.0, 0.5], 1),
+]
+
+
+@pytest.mark.parametrize("k", range(len(GRAD_CASES)))
+def test_derivatives_against_finite_differences(x64, k):
+    f, x, order = GRAD_CASES[k]
+    check_grads(f, (np.array(x),), order=order, modes=("fwd", "rev"), eps=1e-5, rtol=1e-5,
+                atol=1e-7)
+
+
+def test_jax_derivative_conventions(x64):
+    grad = astjax.grad
+    assert float(grad(S.expi)(0.0)) == np.inf and float(grad(S.exp1)(0.0)) == -np.inf
+    assert float(astjax.jvp(S.sici, (0.0,), (1.0,))[1][0]) == 1.0  # (reverse mode: NaN)
+    assert float(grad(lambda x: S.sici(x)[1])(0.0)) == np.inf
+    # exp1'' is expn(-1, x), JAX's E_{-1}: NaN up to x = 1, exp(-x) (1 / x + 1 / x^2) above
+    assert np.isnan(grad(grad(S.exp1))(0.5))
+    assert float(grad(grad(S.exp1))(3.0)) == pytest.approx(np.exp(-3.0) * (1 / 3 + 1 / 9))
+    assert float(grad(S.spence)(1.0)) == 0.0 and float(grad(S.spence)(0.0)) == 0.0
+    assert float(grad(S.expn, argnums=0)(3.0, 2.5)) == 0.0  # n is not differentiated
+    assert float(grad(S.erfcx)(-np.inf)) == -np.inf
+    assert float(grad(lambda x: S.fresnel(x)[0])(1.5)) == pytest.approx(-0.3826834323650898)
+
+
+def test_vmap():
+    x = np.array([[0.3, 1.5, 4.0], [2.0, 7.0, 0.9]])
+    def f(v):
+        si, ci = S.sici(v)
+        return S.erfcx(v) + S.dawsn(v) + S.expi(v) + S.exp1(v) + S.expn(2, v) + si + ci \
+            + S.spence(v) + S.fresnel(v)[0] + jnp.imag(S.wofz(v))
+    want = np.stack([f(r) for r in x])
+    np.testing.assert_allclose(astjax.vmap(f)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.jit(astjax.vmap(f, in_axes=1, out_axes=1))(x), want,
+                               rtol=1e-6)
+
+
+def test_dtypes():
+    # JAX 0.10.2, 64-bit types off: float32 from integers, complex64 from reals for wofz
+    assert S.erfcx(np.int32(1)).dtype == np.float32
+    assert S.wofz(np.float32(0.5)).dtype == np.complex64
+    assert S.expn(2, np.float32(0.5)).dtype == np.float32
+    assert S.sici(np.float32(2.0))[1].dtype == np.float32
+    assert S.fresnel(np.float16(2.0))[0].dtype == np.float16
+    assert S.dawsn(np.float16(2.0)).dtype == np.float16
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="complex"):
+        S.dawsn(np.complex64(1.0))
+    with pytest.raises(ValueError, match="complex"):
+        S.expi(np.complex64(1.0))
+    with pytest.raises(TypeError, match="not supported"):
+        S.spence(np.float16(1.0))
