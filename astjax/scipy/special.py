@@ -18,11 +18,15 @@ from astjax._src.random.checks import static_helper  # evaluated while generatin
 from astjax._src.random.special import _erfinv32, _erfinv64
 from astjax.numpy._composites import _inexact, _inexact2
 
-__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
-           "erfc", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln",
-           "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
-           "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+from ._special_erf import dawsn, erfcx, fresnel, wofz  # noqa: F401
+from ._special_expint import exp1, expi, expn, sici, spence  # noqa: F401
+
+__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn", "digamma", "entr",
+           "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial",
+           "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
+           "i1e", "kl_div", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+           "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "sici", "softmax",
+           "spence", "wofz", "xlog1py", "xlogy", "zeta"]
 
 erf = jnp.erf
 erfc = jnp.erfc
