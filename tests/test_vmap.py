@@ -1476,3 +1476,20 @@ def test_ops_registered_after_the_batching_module_is_imported():
                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[[2.0, 4.0], [6.0, 8.0]]"
+
+
+def _sin_times_kw(x, a=1.0, *, m):
+    return jnp.sin(x) * a * m
+
+
+def test_a_callee_with_a_required_keyword_only_parameter_after_a_default():
+    """vmap of a call to ``def g(x, a=1.0, *, m)`` raised "non-default argument follows
+    default argument": the batched function's signature copied the positional view's
+    ``(x, a=1.0, m)`` and inspect refused it."""
+    x = np.linspace(0.0, 1.0, 3).astype(np.float32)
+    np.testing.assert_allclose(vmap(lambda y: _sin_times_kw(y, m=2.0))(x), 2 * np.sin(x),
+                               rtol=1e-6)
+    np.testing.assert_allclose(jit(vmap(lambda y: _sin_times_kw(y, 3.0, m=2.0)))(x),
+                               6 * np.sin(x), rtol=1e-6)
+    g = grad(lambda v: jnp.sum(vmap(lambda y: _sin_times_kw(y, m=2.0))(v)))
+    np.testing.assert_allclose(g(x), 2 * np.cos(x), rtol=1e-6)

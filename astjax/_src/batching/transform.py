@@ -204,7 +204,9 @@ def _keep_defaults(batched, fn):
         [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                            default=original[name].default if name in original
                            else inspect.Parameter.empty)
-         for name in batched.__signature__.parameters])
+         for name in batched.__signature__.parameters],
+        __validate_parameters__=False)  # (a default may come before a keyword-only one's
+    # place: ``fn`` may be a PositionalView of ``def g(x, a=1.0, *, m)``, ``(x, a=1.0, m)``)
 
 
 def batched_rule(custom, spec, arg_bt, out_bt):
