@@ -31,8 +31,6 @@ _BFGS_OPTIONS = ("maxiter", "norm", "gtol", "line_search_maxiter")
 
 @static_helper
 def _bfgs_options(method, options):
-    if method is None:
-        raise TypeError("minimize() missing 1 required keyword-only argument: 'method'")
     if method.lower() != "bfgs":
         raise ValueError(f"Method {method} not recognized")
     options = {} if options is None else dict(options)
@@ -43,15 +41,13 @@ def _bfgs_options(method, options):
             options.get("line_search_maxiter", 10))
 
 
-def minimize(fun, x0, args=(), *, method=None, tol=None, options=None):
+def minimize(fun, x0, args=(), *, method, tol=None, options=None):
     """Minimize ``fun(x, *args)`` from the 1-D ``x0`` with ``method='BFGS'`` (``options``:
     # (JAX's TypeError for ``args`` not a tuple is not raised: compiled code cannot tell a
-    # tuple from a list. ``method`` has a default, None, refused: vmap's batched function
-    # cannot yet keep a required keyword-only parameter after one with a default)
+    # tuple from a list)
     maxiter, norm, gtol, line_search_maxiter; ``tol`` is ignored, as in JAX)."""
     # (JAX's TypeError for ``args`` not a tuple is not raised: compiled code cannot tell a
-    # tuple from a list. ``method`` has a default, None, refused: vmap's batched function
-    # cannot yet keep a required keyword-only parameter after one with a default)
+    # tuple from a list)
     maxiter, norm, gtol, ls_maxiter = _bfgs_options(method, options)
     x0 = jnp.asarray(x0)
     if maxiter is None:
