@@ -691,6 +691,13 @@ class ListAdjoints:
         (where nothing read y it is still the weak 0.0), for the adjoint of the append that
         put y there."""
         lst = s.value.func.value
+        # a list made once: its cotangent list starts with a zero per element the list is
+        # left with, as for reads by index, which the appends' adjoints pop too (`a =
+        # hs.pop()` alone). (One made per trip and emptied there, a tape, needs none.)
+        root = self.list_root(lst.id)
+        if root not in self.params and \
+                _makings_per_path(self.fdef.body, root, self.locals()) == (1, 1):
+            self.read_lists.setdefault(root, s)
         stmts = []
         for path in self.list_leaves(lst.id):
             entry = _call(_ajx("cotangent_like"), [load(self.ct(target, path)),

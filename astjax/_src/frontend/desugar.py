@@ -18,6 +18,7 @@ import inspect
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .list_mutations import grows_list, list_mutations_as_appends
 from .naming import (Names, and_, assign, call, const, copy_loc, load, not_, or_, store)
 from .synthetic import SyntheticFunction, function_def
 
@@ -86,6 +87,7 @@ class Desugar:
             _StarredTargets(self.names).visit(fdef)
             _DictComprehensions(self.parsed).visit(fdef)
             lift_nested_functions(self.parsed, self.names, fdef)
+        list_mutations_as_appends(fdef, self.names)
         _list_aliases_resolved(fdef)
         _remade_lists_renamed(fdef.body, self.names)
         if sugared or gast.List in kinds:
@@ -493,10 +495,11 @@ def _split_parallel_assignment(s, grown):
 
 
 def _grown_names(fdef):
-    """The names ``fdef`` calls ``append`` or ``pop`` on."""
+    """The names ``fdef`` calls ``append``, ``pop`` or ``extend`` on (or adds a list to)."""
     return {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
             isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") and
-            isinstance(n.func.value, gast.Name)}
+            isinstance(n.func.value, gast.Name)} | \
+        {grows_list(n) for n in gast.walk(fdef) if grows_list(n) is not None}
 
 
 def _passed_to_callees_growing_them(parsed, fdef, candidates, seen=None):

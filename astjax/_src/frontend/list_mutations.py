@@ -1,0 +1,287 @@
+"""Python list mutations other than ``append`` and ``pop()``, as the ones that do compile
+and differentiate (a list built at run time: ``append``, ``pop()``, reads by index):
+
+* ``xs.extend(ys)`` and ``xs += ys`` (on a list built at run time): an append per element;
+* ``xs.pop(i)``: pop the elements after ``i`` onto a list of their own, pop ``xs[i]``,
+  append them back; ``xs[i] = v`` likewise, with ``v`` appended in ``xs[i]``'s place.
+  Both change the list in place, as Python does, so a callee may do them to its caller's
+  list (its derivative keeps that list's cotangent list in step, as for append);
+* ``xs[c] = v`` with ``c`` an integer literal, on a list display nothing grows:
+  ``xs = [*xs[:c], v, *xs[c + 1:]]``, a list of known length whose elements may differ in
+  type (``params[0] = w``), as JAX's traced lists may.
+
+The list must be made in the function (a display or a comprehension: a name assigned
+something else too may be an array, whose ``x[i] = v`` is ``.at[i].set``) or, for
+``extend`` and ``pop(i)``, which only lists have, be a parameter.
+"""
+import copy
+
+import gast
+
+from .naming import const, copy_loc, load, store
+
+_POP_AT = """
+N = len(LST)
+J = IDX
+TAIL = []
+for K in range(N - 1 - J):
+    TAIL.append(LST.pop())
+OLD = LST.pop()
+for K in range(N - 1 - J):
+    LST.append(TAIL.pop())
+"""
+_SET_AT = """
+N = len(LST)
+J = IDX
+TAIL = []
+for K in range(N - 1 - J):
+    TAIL.append(LST.pop())
+OLD = LST.pop()
+LST.append(VALUE)
+for K in range(N - 1 - J):
+    LST.append(TAIL.pop())
+"""
+
+
+def list_mutations_as_appends(fdef, names):
+    """Rewrite the mutations above in ``fdef`` (in place)."""
+    if not any(_mutates(n) for n in gast.walk(fdef)):
+        return
+    made, params = _made_lists(fdef), _params(fdef)
+    for stmts in _blocks(fdef):  # `xs[i] += v` is `xs[i] = xs[i] + v`
+        stmts[:] = [_item_update_as_assignment(s, made) for s in stmts]
+    grown = _grown(fdef, made, params)
+    if not grown and not any(_static_item_assignment(s, made) for s in gast.walk(fdef)):
+        return
+    rewrite = _Rewrite(names, made, params, grown)
+    for stmts in _blocks(fdef):
+        stmts[:] = [t for s in stmts for t in rewrite.statement(s)]
+
+
+def grows_list(node):
+    """The name of the list that ``node`` extends (``xs.extend(ys)``, ``xs += [...]``),
+    or None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr == "extend" and isinstance(node.func.value, gast.Name) and \
+            len(node.args) == 1 and not node.keywords:
+        return node.func.value.id
+    if isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
+            isinstance(node.target, gast.Name) and isinstance(node.value, (gast.List,
+                                                                         gast.ListComp)):
+        return node.target.id
+    return None
+
+
+def _mutates(n):
+    return grows_list(n) is not None or isinstance(n, (gast.Assign, gast.AugAssign)) and \
+        isinstance(getattr(n, "target", None) or n.targets[0], gast.Subscript) or isinstance(n, gast.Call) and \
+        isinstance(n.func, gast.Attribute) and n.func.attr == "pop" and len(n.args) == 1
+
+
+def _made_lists(fdef):
+    """Names that every assignment in ``fdef`` gives a list display or comprehension."""
+    lists, other = set(), set()
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Assign):
+            for t in n.targets:
+                if isinstance(t, gast.Name):
+                    (lists if isinstance(n.value, (gast.List, gast.ListComp)) and
+                     len(n.targets) == 1 else other).add(t.id)
+                else:
+                    other.update(m.id for m in gast.walk(t) if isinstance(m, gast.Name) and
+                                 isinstance(m.ctx, gast.Store))
+        elif isinstance(n, (gast.For, gast.comprehension)):
+            other.update(m.id for m in gast.walk(n.target) if isinstance(m, gast.Name))
+        elif isinstance(n, gast.AnnAssign) and isinstance(n.target, gast.Name):
+            other.add(n.target.id)
+    return lists - other - _params(fdef)
+
+
+def _params(fdef):
+    a = fdef.args
+    return {x.id for x in a.posonlyargs + a.args + a.kwonlyargs}
+
+
+def _pops_at(node):
+    """The ``xs.pop(i)`` calls in ``node`` (an index other than a literal -1)."""
+    return [n for n in gast.walk(node) if isinstance(n, gast.Call) and
+            isinstance(n.func, gast.Attribute) and n.func.attr == "pop" and
+            isinstance(n.func.value, gast.Name) and len(n.args) == 1 and not n.keywords and
+            not (isinstance(n.args[0], gast.Constant) and isinstance(n.args[0].value, str))]
+
+
+def _item_assignment(s, made):
+    """(list name, index) of ``xs[i] = v`` on a made list ``xs``; else None."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+            isinstance(s.targets[0], gast.Subscript) and \
+            isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id in made and \
+            not isinstance(s.targets[0].slice, (gast.Slice, gast.Tuple)):
+        return s.targets[0].value.id, s.targets[0].slice
+    return None
+
+
+def _item_update_as_assignment(s, made):
+    if not (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript) and
+            isinstance(s.target.value, gast.Name) and s.target.value.id in made):
+        return s
+    read = copy.deepcopy(s.target)
+    read.ctx = gast.Load()
+    value = gast.BinOp(left=read, op=s.op, right=s.value)
+    return copy_loc(gast.Assign(targets=[s.target], value=value, type_comment=None), s)
+
+
+def _literal_int(node):
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return -node.operand.value
+    return None
+
+
+def _static_item_assignment(s, made):
+    found = _item_assignment(s, made)
+    return found is not None and _literal_int(found[1]) is not None
+
+
+def _in_loops(fdef):
+    """Ids of the nodes inside a loop's body."""
+    return {id(m) for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
+            for s in n.body for m in gast.walk(s)}
+
+
+def _grown(fdef, made, params):
+    """The lists to rewrite in place (built at run time): those made by a comprehension,
+    appended to, popped from, extended, given ``xs[i] = v`` at an index that is not a
+    literal, or ``xs += [...]`` in a loop (or as a parameter)."""
+    looped = _in_loops(fdef)
+    out, added = set(), []
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.ListComp):
+            out.update(t.id for t in n.targets if isinstance(t, gast.Name))
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                isinstance(n.func.value, gast.Name) and n.func.attr in ("append", "pop"):
+            out.add(n.func.value.id)
+        if isinstance(n, gast.AugAssign) and grows_list(n) is not None:
+            added.append((n.target.id, id(n) in looped))
+        elif grows_list(n) is not None:
+            out.add(grows_list(n))
+        found = _item_assignment(n, made)
+        if found is not None and _literal_int(found[1]) is None:
+            out.add(found[0])
+    out.update(name for name, looping in added if looping or name in params)
+    return out & (made | params)
+
+
+class _Rewrite:
+    def __init__(self, names, made, params, grown):
+        self.names, self.made, self.params, self.grown = names, made, params, grown
+
+    def statement(self, s):
+        pre = []
+        for field in ("test", "iter", "value"):  # (a while's test is its every trip)
+            if not isinstance(s, gast.While) and isinstance(getattr(s, field, None), gast.AST):
+                setattr(s, field, self._pops_hoisted(getattr(s, field), pre, s))
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Name) and pre:
+            return pre  # `xs.pop(0)` as a statement
+        if isinstance(s, gast.Expr) and grows_list(s.value) in self.grown:
+            return pre + self._appends(s.value.func.value.id, s.value.args[0], s)
+        if isinstance(s, gast.AugAssign) and grows_list(s) in self.grown:
+            return pre + self._appends(s.target.id, s.value, s)
+        found = _item_assignment(s, self.made)
+        if found is None:
+            return pre + [s]
+        name, index = found
+        if name in self.grown:
+            return pre + self._in_place(_SET_AT, name, index, s, value=s.value)[0]
+        c = _literal_int(index)
+        sub = lambda lo, hi: gast.Starred(value=gast.Subscript(
+            value=load(name), slice=gast.Slice(lower=lo, upper=hi, step=None),
+            ctx=gast.Load()), ctx=gast.Load())
+        elts = [sub(None, const(c)) if c != 0 else None, s.value,
+                sub(const(c + 1), None) if c != -1 else None]
+        display = gast.List(elts=[e for e in elts if e is not None], ctx=gast.Load())
+        return pre + [copy_loc(gast.Assign(targets=[store(name)], value=display,
+                                           type_comment=None), s)]
+
+    def _pops_hoisted(self, expr, pre, where):
+        for call in _pops_at(expr):
+            name = call.func.value.id
+            if name not in self.made | self.params:
+                continue
+            if _literal_int(call.args[0]) == -1:
+                call.args = []
+                continue
+            stmts, old = self._in_place(_POP_AT, name, call.args[0], where)
+            pre.extend(stmts)
+            if call is expr:
+                return load(old)
+            for n in gast.walk(expr):
+                for field, value in gast.iter_fields(n):
+                    if value is call:
+                        setattr(n, field, load(old))
+                    elif isinstance(value, list) and any(v is call for v in value):
+                        setattr(n, field, [load(old) if v is call else v for v in value])
+        return expr
+
+    def _in_place(self, template, name, index, where, value=None):
+        """The statements of ``template`` for list ``name`` at ``index``, and the name that
+        holds the element it takes out."""
+        fresh = {k: self.names.fresh(k.lower()) for k in ("N", "J", "TAIL", "K", "OLD")}
+        c = _literal_int(index)
+        if c is not None and c >= 0:
+            j = const(c)
+        elif c is not None:
+            j = gast.BinOp(left=load(fresh["N"]), op=gast.Add(), right=const(c))
+        else:  # Python's negative indices count from the end
+            negative = gast.Compare(left=index, ops=[gast.Lt()], comparators=[const(0)])
+            j = gast.IfExp(test=negative, body=gast.BinOp(left=load(fresh["N"]), op=gast.Add(),
+                                                         right=copy.deepcopy(index)),
+                           orelse=copy.deepcopy(index))
+        pre = []
+        if value is not None:  # computed first: it may read the list (`xs[i] = xs[i] * 2`)
+            v = self.names.fresh("item")
+            pre.append(copy_loc(gast.Assign(targets=[store(v)], value=value,
+                                            type_comment=None), where))
+            value = load(v)
+        exprs = {"LST": load(name), "IDX": j, "VALUE": value}
+        return pre + _instantiate(template, fresh, exprs, where), fresh["OLD"]
+
+    def _appends(self, name, items, where):
+        """``name.append(item)`` per element of ``items`` (a loop unless it is a display)."""
+        def append(item):
+            return gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=load(name), attr="append", ctx=gast.Load()), args=[item], keywords=[]))
+        if isinstance(items, (gast.List, gast.Tuple)) and \
+                not any(isinstance(e, gast.Starred) for e in items.elts):
+            return [copy_loc(append(e), where) for e in items.elts]
+        item = self.names.fresh("item")
+        loop = gast.For(target=store(item), iter=items, body=[append(load(item))], orelse=[],
+                        type_comment=None)
+        return [copy_loc(loop, where)]
+
+
+def _instantiate(template, fresh, exprs, where):
+    body = gast.parse(template).body
+    nodes = list(gast.walk(gast.Module(body=body, type_ignores=[])))
+    for n in nodes:
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(n, attr):
+                delattr(n, attr)  # (the template's own lines: the user's are copied on)
+        if isinstance(n, gast.Name) and n.id in fresh:
+            n.id = fresh[n.id]
+    for n in nodes:  # (the user's expressions are put in last: their names stay theirs)
+        for field, value in gast.iter_fields(n):
+            if isinstance(value, gast.Name) and value.id in exprs:
+                setattr(n, field, copy.deepcopy(exprs[value.id]))
+            elif isinstance(value, list):
+                setattr(n, field, [copy.deepcopy(exprs[v.id]) if isinstance(v, gast.Name) and
+                                   v.id in exprs else v for v in value])
+    return [copy_loc(s, where) for s in body]
+
+
+def _blocks(fdef):
+    """Every statement list of ``fdef`` (its body, and each nested block)."""
+    return [getattr(n, f) for n in gast.walk(fdef) for f in ("body", "orelse")
+            if isinstance(getattr(n, f, None), list) and
+            (n is fdef or not isinstance(n, (gast.FunctionDef, gast.Lambda)))]

@@ -1,0 +1,130 @@
+"""Python list operations inside differentiated functions, as JAX (which traces Python
+lists) differentiates them: pop at an index, item assignment, extend and +=. Checked
+against finite differences (check_grads: jvp and vjp) and closed forms."""
+import numpy as np
+
+import astjax.numpy as jnp
+from astjax import grad
+from astjax.test_util import check_grads
+
+X = np.array([0.3, 0.7, -0.4])
+
+
+# --- pop at an index ---------------------------------------------------------------------
+def pop_front_and_back(x):
+    hs = [x, jnp.sin(x), x * 2.0]
+    a = hs.pop(0)
+    b = hs.pop()
+    return jnp.sum(a * b + hs[0])
+
+
+def pop_from_a_list_built_in_a_loop(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * (i + 1.0))
+    a = hs.pop(0)
+    b = hs.pop()
+    return jnp.sum(a * b)
+
+
+def pop_only(x):
+    """Nothing reads the list by index: its cotangent list still starts one per element."""
+    hs = []
+    for i in range(3):
+        hs.append(x * (i + 1.0))
+    a = hs.pop()
+    return jnp.sum(a * x)
+
+
+def pop_at_a_loop_index_in_an_expression(x):
+    hs = [x]
+    for i in range(3):
+        hs += [jnp.cos(hs[-1]) * x]
+    t = 0.0
+    for i in range(2):
+        t = t + jnp.sum(hs.pop(i + 1) * x)
+    return t + jnp.sum(jnp.stack(hs))
+
+
+def pop_front_in_a_callee(lst):
+    return lst.pop(0)
+
+
+def extend_in_a_callee(lst, a):
+    lst.extend([a, a * 2.0])
+
+
+def queue_through_callees(x):
+    hs = [x]
+    for i in range(3):
+        extend_in_a_callee(hs, jnp.sin(hs[-1]))
+        h = pop_front_in_a_callee(hs)
+        hs += [h * x]
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 8.0)[:, None])
+
+
+def test_pop_at_an_index(x64):
+    x = X
+    # a = x, b = 2x, hs[0] = sin x;  a = x, b = 3x;  a = 3x
+    np.testing.assert_allclose(grad(pop_front_and_back)(x), 4 * x + np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(grad(pop_from_a_list_built_in_a_loop)(x), 6 * x, rtol=1e-6)
+    np.testing.assert_allclose(grad(pop_only)(x), 6 * x, rtol=1e-6)
+    for fn in (pop_front_and_back, pop_from_a_list_built_in_a_loop, pop_only,
+               pop_at_a_loop_index_in_an_expression, queue_through_callees):
+        check_grads(fn, (x,), order=1)
+
+
+# --- item assignment -----------------------------------------------------------------------
+def item_assigned_at_loop_indices(x):
+    hs = [x, x * 2.0, x * 3.0]
+    hs[1] = jnp.sin(x)
+    for i in range(3):
+        hs[i] = hs[i] * x
+    return jnp.sum(jnp.stack(hs))
+
+
+def item_assigned_in_a_list_of_different_shapes(x):
+    params = [jnp.outer(x, x), x]
+    params[0] = params[0] * 2.0
+    params[-1] = jnp.sin(params[-1])
+    return jnp.sum(params[0] @ params[1])
+
+
+def item_updated_from_both_ends(x):
+    hs = [x, x * 2.0, x * 3.0]
+    for i in range(3):
+        hs[i] += jnp.sin(x) * i
+        hs[-1 - i] = hs[-1 - i] * x
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
+
+
+def test_item_assignment(x64):
+    x = X
+    np.testing.assert_allclose(grad(item_assigned_at_loop_indices)(x),
+                               8 * x + np.sin(x) + x * np.cos(x), rtol=1e-6)
+    for fn in (item_assigned_at_loop_indices, item_assigned_in_a_list_of_different_shapes,
+               item_updated_from_both_ends):
+        check_grads(fn, (x,), order=1)
+
+
+# --- extend and += ------------------------------------------------------------------------
+def extended_and_added_to(x):
+    hs = [x]
+    hs += [jnp.sin(x), x * 2.0]
+    hs.extend([x * x, jnp.cos(x)])
+    return jnp.sum(jnp.stack(hs) * jnp.arange(5.0)[:, None])
+
+
+def extended_by_a_comprehension_and_a_tuple(x):
+    hs = [x * k for k in range(2)]
+    hs.extend([jnp.sin(h) for h in hs])
+    hs.extend((x, x))
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 7.0)[:, None])
+
+
+def test_extend_and_plus_equals(x64):
+    x = X
+    np.testing.assert_allclose(grad(extended_and_added_to)(x),
+                               np.cos(x) + 4 + 6 * x - 4 * np.sin(x), rtol=1e-6)
+    for fn in (extended_and_added_to, extended_by_a_comprehension_and_a_tuple):
+        check_grads(fn, (x,), order=1)
