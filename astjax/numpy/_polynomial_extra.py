@@ -1,8 +1,8 @@
 """``polyfit``, ``roots`` and ``polydiv`` written with ``astjax.numpy`` ops, read by the
 compiler like user code, as those in ``_composites``. Semantics and dtypes follow JAX 0.10.2.
 ``roots`` takes the eigenvalues of the companion matrix (``jnp.linalg.eigvals``), as JAX does;
-``polyfit`` solves its least squares problem by Householder QR (JAX: ``lstsq``'s SVD), a loop
-of jnp ops. All of them jit, vmap and differentiate like any other code.
+``polyfit`` solves its least squares problem by ``jnp.linalg.lstsq`` (an SVD), as JAX does.
+All of them jit, vmap and differentiate like any other code.
 """
 import numpy as np
 
@@ -23,7 +23,7 @@ from ._setops import _static_arg
 
 
 @static_helper
-def _fit_args(deg, x_ndim, y_ndim, full, cov):
+def _fit_args(deg, x_ndim, y_ndim, cov):
     if not isinstance(deg, (int, np.integer)) or isinstance(deg, bool):
         raise TypeError(f"polyfit(): deg must be an int known when code is generated, "
                         f"got {deg!r}")
@@ -33,9 +33,6 @@ def _fit_args(deg, x_ndim, y_ndim, full, cov):
         raise TypeError("expected 1D vector for x")
     if y_ndim < 1 or y_ndim > 2:
         raise TypeError("expected 1D or 2D array for y")
-    if full:
-        raise NotImplementedError("polyfit(): full=True (the rank and singular values) is not "
-                                  "supported: astjax has no SVD")
     if cov not in (False, True, "unscaled"):
         raise ValueError(f"polyfit(): cov must be a bool or 'unscaled', got {cov!r}")
     return int(deg) + 1
@@ -48,55 +45,32 @@ def _check_weights(ndim):
     return ndim
 
 
-def _householder(a, b):
-    """``a`` (m, n) and ``b`` (m, k) times the n reflections that make ``a`` upper
-    triangular (``Q^T a``, ``Q^T b``). Masks stand for the shrinking blocks, so every array
-    keeps its shape."""
-    rows = jnp.arange(a.shape[0])
-
-    def reflect(k, ab):
-        a, b = ab
-        col = a[:, k]
-        x = jnp.where(rows >= k, col, jnp.zeros_like(col))
-        norm = jnp.sqrt(jnp.sum(x * x))
-        alpha = jnp.where(col[k] >= 0, -norm, norm)  # the sign that avoids cancellation
-        v = x - alpha * (rows == k).astype(x.dtype)
-        vv = jnp.sum(v * v)
-        scale = 2 / jnp.where(vv == 0, jnp.ones_like(vv), vv)  # a zero column: no reflection
-        a = a - jnp.expand_dims(v, 1) * (jnp.expand_dims(v, 0) @ a * scale)
-        b = b - jnp.expand_dims(v, 1) * (jnp.expand_dims(v, 0) @ b * scale)
-        return a, b
-
-    return fori_loop(0, a.shape[1], reflect, (a, b))
-
-
-def _back_substitute(r, y):
-    """The solution of the upper triangular ``r`` (n, n) times x = ``y`` (n, k)."""
-    n = r.shape[0]
-
-    def row(i, x):
-        j = n - 1 - i
-        return x.at[j].set((y[j] - r[j] @ x) / r[j, j])  # rows past j are solved, j's is 0
-
-    return fori_loop(0, n, row, jnp.zeros_like(y))
-
-
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     """The coefficients (highest power first) of the degree ``deg`` polynomial that fits
     ``y`` at ``x`` by least squares (each column of a 2-D ``y`` separately), as
-    ``jnp.polyfit``; with ``cov``, also their covariance matrix. ``deg`` must be static.
-    ``rcond`` is not used: the columns of the scaled Vandermonde matrix are assumed
-    independent (JAX cuts its singular values below ``rcond``); ``full=True`` is refused."""
+    ``jnp.polyfit``: ``jnp.linalg.lstsq`` of the Vandermonde matrix with unit columns,
+    singular values below ``rcond`` (default ``len(x) * eps``) cut, so fewer points than
+    ``deg + 1`` give the least-norm fit. With ``full``, also the residuals, rank, singular
+    values and ``rcond``; else with ``cov``, the covariance matrix. ``deg``, ``rcond``,
+    ``full`` and ``cov`` must be static."""
     x, y = _promote_inexact(x, y)
-    order = _fit_args(_static_arg(deg, "deg", "polyfit"), x.ndim, y.ndim, full, cov)
-    if x.shape[0] < order:  # at run time in compiled code (a size)
-        raise NotImplementedError("polyfit(): fewer points than deg + 1 (an underdetermined "
-                                  "fit, JAX's least-norm solution) is not supported")
+    order = _fit_args(_static_arg(deg, "deg", "polyfit"), x.ndim, y.ndim, cov)
+    rcond = _static_arg(rcond, "rcond", "polyfit")
+    full = _static_arg(full, "full", "polyfit")
+    # sizes: checked at run time in compiled code
+    if x.shape[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * float(jnp.finfo(x.dtype).eps)  # a Python float, as JAX
     lhs = jnp.vander(x, order)
     rhs = y
     if w is not None:
         w = _inexact(w)
         _check_weights(w.ndim)
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
         lhs = lhs * jnp.expand_dims(w, 1)
         if rhs.ndim == 2:
             rhs = rhs * jnp.expand_dims(w, 1)
@@ -104,24 +78,26 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
             rhs = rhs * w
     scale = jnp.sqrt(jnp.sum(lhs * lhs, axis=0))  # unit columns: a better conditioned solve
     lhs = lhs / scale
-    r, qb = _householder(lhs, jnp.reshape(rhs, (rhs.shape[0], -1)))
-    r = r[:order]
-    c = _back_substitute(r, qb[:order]) / jnp.expand_dims(scale, 1)
-    if y.ndim == 1:
-        c = c[:, 0]
+    c, resids, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
+    if c.ndim > 1:
+        c = c / jnp.expand_dims(scale, 1)
+    else:
+        c = c / scale
+    if full:
+        return c, resids, rank, s, jnp.asarray(rcond)
     if not cov:
         return c
-    # inv(lhs^T lhs) = inv(r) inv(r)^T, of the scaled matrix
-    r_inv = _back_substitute(r, jnp.eye(order, dtype=r.dtype))
-    v = (r_inv @ r_inv.T) / (jnp.expand_dims(scale, 1) * scale)
+    v = jnp.linalg.inv(lhs.T @ lhs) / jnp.outer(scale, scale)
     if cov == "unscaled":
-        fac = jnp.ones((1,), v.dtype)
+        fac = jnp.ones((), v.dtype)  # JAX: array(1.0), weak
     else:
-        # the sum of squared residuals of each column, over the degrees of freedom
-        fac = jnp.sum(qb[order:] * qb[order:], axis=0) / (x.shape[0] - order)
+        if x.shape[0] <= order:
+            raise ValueError("the number of data points must exceed order to scale the "
+                             "covariance matrix")
+        fac = resids / (x.shape[0] - order)
     if y.ndim == 1:
-        return c, v * fac
-    return c, jnp.expand_dims(v, 2) * fac
+        return c, v * jnp.expand_dims(jnp.atleast_1d(fac), 0)
+    return c, jnp.expand_dims(v, 2) * jnp.atleast_1d(fac)
 
 
 # ---- roots ------------------------------------------------------------------------------
