@@ -1,6 +1,6 @@
 """Python list operations inside differentiated functions, as JAX (which traces Python
-lists) differentiates them: pop at an index, item assignment, extend and +=. Checked
-against finite differences (check_grads: jvp and vjp) and closed forms."""
+lists) differentiates them: pop at an index, item assignment, extend and +=, builtin
+sum. Checked against finite differences (check_grads: jvp and vjp) and closed forms."""
 import numpy as np
 
 import astjax.numpy as jnp
@@ -127,4 +127,24 @@ def test_extend_and_plus_equals(x64):
     np.testing.assert_allclose(grad(extended_and_added_to)(x),
                                np.cos(x) + 4 + 6 * x - 4 * np.sin(x), rtol=1e-6)
     for fn in (extended_and_added_to, extended_by_a_comprehension_and_a_tuple):
+        check_grads(fn, (x,), order=1)
+
+
+# --- builtin sum -------------------------------------------------------------------------
+def summed_list(x):
+    hs = []
+    for i in range(3):
+        hs.append(x * (i + 1.0))
+    return jnp.sum(sum(hs) * x)
+
+
+def summed_list_with_a_start(x):
+    hs = [jnp.sin(x * k) for k in range(1, 3)]
+    return jnp.sum(sum(hs, x) ** 2)
+
+
+def test_builtin_sum_of_a_list(x64):
+    x = X
+    np.testing.assert_allclose(grad(summed_list)(x), 12 * x, rtol=1e-6)
+    for fn in (summed_list, summed_list_with_a_start):
         check_grads(fn, (x,), order=1)

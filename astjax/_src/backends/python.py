@@ -224,8 +224,6 @@ class PythonEmitter:
             for a in args[1:]:
                 text = f"jnp.{builtin}({text}, {a})"
             return text
-        if builtin == "sum":
-            return f"sum({', '.join(self.atom(a) for a in node.args)})"
         conversion = anno.get(node, "scalar_conversion")
         if conversion:
             return f"{conversion}({self.atom(node.args[0])})"

@@ -1358,6 +1358,14 @@ def _minmax(name):
     return fn
 
 
+_LIST_SUM = """def list_sum(_s, _start):
+    _acc = _start + _s[0]
+    for _k in range(1, len(_s)):
+        _acc = _acc + _s[_k]
+    return _acc
+"""
+
+
 def _sum(self, node, args, kwargs):
     seq = args[0]
     start = args[1] if len(args) > 1 else Static(0)
@@ -1371,14 +1379,12 @@ def _sum(self, node, args, kwargs):
         return self.call_generated(node, f"def sum_of(_s, _start):\n    return {adds}\n",
                                    [node.args[0], start_node], [seq, start])
     if isinstance(seq, ListType):
-        elts = [seq.elt]
-    else:
-        raise self.error(node, "sum() of an array: use jnp.sum(x) (or x.sum())")
-    t = start
-    for e in elts:
-        t = REGISTRY["add"].infer({"x": t, "y": e}, {})
-    anno.set_(node, "builtin", "sum")
-    return t
+        # a list built at run time: a loop of Python's adds, which compile (Numba too) and
+        # differentiate as reads by index (an empty list fails on its first element)
+        start_node = node.args[1] if len(node.args) > 1 else gast.Constant(value=0, kind=None)
+        anno.set_(start_node, "type", start)
+        return self.call_generated(node, _LIST_SUM, [node.args[0], start_node], [seq, start])
+    raise self.error(node, "sum() of an array: use jnp.sum(x) (or x.sum())")
 
 
 def _isinstance(self, node, args, kwargs):

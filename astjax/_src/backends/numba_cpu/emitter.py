@@ -326,8 +326,6 @@ class NumbaEmitter(PythonEmitter):
                    if not isinstance(anno.get(a, "type"), (SequenceType, TreeType))):
                 raise Unsupported(f"builtin {builtin[:3]}() of arrays")
             return f"{builtin[:3]}({', '.join(self.atom(a) for a in node.args)})"
-        if builtin == "sum":
-            raise Unsupported("builtin sum()")
         if isinstance(node, gast.Attribute):
             value_type = anno.get(node.value, "type")
             if node.attr in ("shape", "size") and isinstance(value_type, ArrayType):
