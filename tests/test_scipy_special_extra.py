@@ -1,5 +1,5 @@
 """scipy.special functions ported from JAX 0.10.2's own algorithms (erfcx, wofz, dawsn,
-fresnel, expi, exp1, expn, sici, spence): values against SciPy in float64 and float32,
+fresnel, expi, exp1, expn, sici, spence, owens_t, bessel_jn, bernoulli, hyp1f1): values against SciPy in float64 and float32,
 eagerly and under jit, over a range with its edges; JAX's values where JAX's differ from
 SciPy's (literals from jax.scipy.special with 64-bit types on); derivatives against finite
 differences and JAX's conventions; vmap; one small Numba program."""
@@ -147,11 +147,120 @@ def test_vmap():
     def f(v):
         si, ci = S.sici(v)
         return S.erfcx(v) + S.dawsn(v) + S.expi(v) + S.exp1(v) + S.expn(2, v) + si + ci \
-            + S.spence(v) + S.fresnel(v)[0] + jnp.imag(S.wofz(v))
+            + S.spence(v) + S.fresnel(v)[0] + jnp.imag(S.wofz(v)) + S.owens_t(v, 0.5 * v) \
+            + S.bessel_jn(v, v=2)[2] + S.hyp1f1(0.5, 1.5, v)
     want = np.stack([f(r) for r in x])
     np.testing.assert_allclose(astjax.vmap(f)(x), want, rtol=1e-6)
     np.testing.assert_allclose(astjax.jit(astjax.vmap(f, in_axes=1, out_axes=1))(x), want,
                                rtol=1e-6)
+
+
+H = np.array([0.0, 0.3, 1.0, 2.5, -1.0, 5.0, np.inf, np.nan, 10.0, 0.5, 1.0, -np.inf, 2.0])
+A = np.array([0.5, 1.0, 3.0, -0.7, 2.0, 0.0, 1.0, 1.0, 20.0, np.inf, -np.inf, 0.5, 1e10])
+
+
+def _owens_t(h, a):
+    """SciPy's, with JAX's values: NaN at h = 0, a = +-inf (SciPy: +-0.25), and the
+    quadrature's -3.8099265112688866e-24 at (10, -0.7) (SciPy: -3.809926512073739e-24)."""
+    h, a = np.broadcast_arrays(h, a)
+    want = np.where((h == 0) & np.isinf(a), np.nan, ss.owens_t(h, a))
+    return np.where((h == 10.0) & np.isclose(a, -0.7), -3.8099265112688866e-24, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_owens_t(x64, dtype):
+    h, a = H.astype(dtype), A.astype(dtype)
+    for f in (S.owens_t, astjax.jit(S.owens_t)):
+        _check(f(h, a), ss.owens_t(h, a), dtype)
+        _check(f(h[:, None], a), _owens_t(h[:, None], a).astype(dtype), dtype)
+
+
+def test_bessel_jn(x64):
+    z = np.array([0.1, 1.0, 5.0, 20.0, -3.0, 12.0])
+    want = np.stack([ss.jv(k, z) for k in range(4)])
+    for f in (S.bessel_jn, astjax.jit(S.bessel_jn, static_argnames="v")):
+        got = f(z, v=3)
+        assert got.shape == (4, 6)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-16)
+    assert S.bessel_jn(z.reshape(2, 3), v=1).shape == (2, 2, 3)
+    # JAX's values: NaN at 0 and at NaN, +-inf at inf in odd orders; in float32 the recurrence
+    # from order 50 overflows for small |z| (NaN), and is JAX's above
+    edge = np.asarray(S.bessel_jn(np.array([0.0, np.inf, np.nan]), v=1))
+    np.testing.assert_array_equal(edge, [[np.nan, np.nan, np.nan], [np.nan, -np.inf, np.nan]])
+    # at 40, 50 steps are too few: JAX's values (SciPy: 0.0073668905842372906, 0.126038...)
+    np.testing.assert_allclose(S.bessel_jn(40.0, v=1), [0.0073707960579535983,
+                                                        0.12609991016421321], rtol=1e-15)
+    got = S.bessel_jn(np.array([0.1, 1.0, -3.0, 5.0, 20.0], np.float32), v=2)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, [[np.nan, np.nan, np.nan, -0.17759672, 0.16702464],
+                                     [np.nan, np.nan, np.nan, -0.3275791, 0.066833094],
+                                     [np.nan, np.nan, np.nan, 0.04656507, -0.16034134]],
+                               rtol=2e-7)
+
+
+def test_bernoulli(x64):
+    # JAX's (Chowla-Hartung, 48 terms): B_4 is 8.5e-8 off -1/30
+    want = [1.0, -0.5, 0.16666666666666666, 0.0, -0.03333324870879498, 0.0,
+            0.0238095237937816, 0.0, -0.03333333333332683, 0.0, 0.07575757575757575]
+    np.testing.assert_allclose(S.bernoulli(10), want, rtol=1e-15)
+    np.testing.assert_allclose(S.bernoulli(10)[6:], ss.bernoulli(10)[6:], rtol=1e-9)
+    np.testing.assert_array_equal(S.bernoulli(1), [1.0, -0.5])
+    assert S.bernoulli(0).shape == (1,)
+    np.testing.assert_allclose(astjax.jit(lambda x: S.bernoulli(6) * x)(2.0), 2 * np.array(
+        want[:7]), rtol=1e-15)
+    with pytest.raises(ValueError, match="non-negative"):
+        S.bernoulli(-1)
+
+
+def test_bernoulli_float32():
+    got = S.bernoulli(8)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, ss.bernoulli(8), rtol=1e-5, atol=1e-7)
+
+
+HA = np.array([0.5, 1.0, 2.0, -1.5, 3.0, 0.0, 2.0, 1.0, 0.5, 1.5, 0.3, 4.0])
+HB = np.array([1.5, 2.0, 2.0, 2.5, 0.0, 0.0, 3.0, 5.0, 1.5, 2.5, 0.7, 1.5])
+HX = np.array([0.3, -2.0, 1.0, 5.0, 1.0, 1.0, 150.0, -20.0, 30.0, 120.0, -0.5, 12.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hyp1f1(x64, dtype):
+    a, b, x = HA.astype(dtype), HB.astype(dtype), HX.astype(dtype)
+    want = ss.hyp1f1(a, b, x)
+    want[5] = 1.0  # JAX's at a = b = 0 (SciPy: inf)
+    if dtype == np.float32:
+        want[7] = 0.17246097  # JAX's: the alternating series at x = -20 (SciPy: 0.17285)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for f in (S.hyp1f1, astjax.jit(S.hyp1f1)):
+        got = f(a, b, x)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=rtol)
+    assert np.isnan(S.hyp1f1(1.0, 2.0, np.nan))
+
+
+def test_derivatives_of_owens_t_bessel_jn_hyp1f1(x64):
+    check_grads(S.owens_t, (np.array([0.0, 0.7, 2.0, -1.5]), np.array([0.4, -3.0, 1.0, 0.9])),
+                order=1, modes=("fwd", "rev"), eps=1e-6, rtol=1e-6)
+    check_grads(lambda z: S.bessel_jn(z, v=2), (np.array([0.5, 1.5, 7.0]),), order=1,
+                modes=("rev",), eps=1e-6, rtol=1e-6)
+    check_grads(S.hyp1f1, (np.array([0.5, 2.0, -1.5]), np.array([1.5, 3.0, 2.5]),
+                           np.array([0.7, -3.0, 2.0])), order=1, modes=("fwd", "rev"),
+                eps=1e-6, rtol=1e-5)
+
+
+def _three(x):
+    return S.erfcx(x) + S.spence(x) + S.owens_t(x, 0.5)
+
+
+def test_numba(numba_backend, x64):
+    # (compiles in about 10 s; expi takes 40 to 50 s, expn and hyp1f1 15, each alone)
+    x = np.array([0.25, 0.5, 1.5, 3.0, 30.0])
+    jitted = astjax.jit(_three)
+    got = jitted(x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_allclose(got, ss.erfcx(x) + ss.spence(x) + ss.owens_t(x, 0.5),
+                               rtol=1e-14)
 
 
 def test_dtypes():
