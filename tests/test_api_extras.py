@@ -144,3 +144,23 @@ def test_noop_context_managers_in_compiled_code():
     from astjax._src.errors import UnsupportedSyntaxError
     with pytest.raises(UnsupportedSyntaxError, match="cannot compile with"):
         astjax.jit(with_another_context)(1.0)
+
+
+class _Quadratic:
+    def __init__(self, c):
+        self.c = c
+
+    def __call__(self, x):
+        return self.c[0] + self.c[1] * x + self.c[2] * x ** 2
+
+
+def test_transforms_of_an_object_with_a_call_method():
+    """jit(obj), vmap(obj), grad(obj) of an instance whose class defines __call__ transform
+    obj.__call__, as JAX does; they raised "'_Quadratic' object has no attribute
+    '__name__'"."""
+    q = _Quadratic(np.array([1.0, 2.0, 3.0], np.float32))
+    x = np.array([0.5, 1.0], np.float32)
+    want = 1 + 2 * x + 3 * x ** 2
+    np.testing.assert_allclose(astjax.jit(q)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.vmap(q)(x), want, rtol=1e-6)
+    assert float(astjax.grad(q)(1.0)) == 8.0

@@ -226,7 +226,7 @@ def test_interpolate_gradients_vmap_errors(x64):
     q = np.array([[0.5, -0.5], [3.1, 1.4], [1.2, 0.3]])
     check_grads(lambda val, pts: RegularGridInterpolator(grid, val)(pts), (v, q))
     interp = RegularGridInterpolator(grid, v)
-    _close(astjax.vmap(lambda p: interp(p))(q[:, None, :]), interp(q)[:, None])
+    _close(astjax.vmap(interp)(q[:, None, :]), interp(q)[:, None])
     with pytest.raises(ValueError, match="method 'cubic' is not defined"):
         RegularGridInterpolator(grid, v, method="cubic")
     with pytest.raises(ValueError, match="3 point arrays"):

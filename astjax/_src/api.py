@@ -414,6 +414,16 @@ def _wrap_behind(result, out_type):
 LIVE_TRANSFORMS = weakref.WeakSet()
 
 
+def _plain_callable_object(fun):
+    """An instance of a user's class with a Python ``__call__`` (not a transform, a custom
+    function, a generated function or another object the compiler calls through
+    ``function_for``)."""
+    return isinstance(getattr(type(fun), "__call__", None), types.FunctionType) and \
+        not isinstance(fun, type) and not hasattr(fun, "function_for") and \
+        not hasattr(fun, "__astjax_wrapped__") and \
+        not type(fun).__module__.startswith("astjax._src.")  # (SyntheticFunction, views)
+
+
 class Transformed:
     """Shared machinery of decorators: argument typing, the specialization cache."""
 
@@ -430,6 +440,9 @@ class Transformed:
         elif isinstance(fun, types.MethodType):  # jit(obj.f): obj is a constant, as in JAX
             from .frontend.partials import method_function
             fun = method_function(fun)
+        elif _plain_callable_object(fun):  # jit(obj) of a class defining __call__: obj.__call__
+            from .frontend.partials import method_function
+            fun = method_function(fun.__call__)
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.__astjax_wrapped__ = fun
