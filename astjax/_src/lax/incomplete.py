@@ -2,16 +2,18 @@
 the regularized incomplete gamma and beta functions, ported from JAX 0.10.2
 (``jax/_src/lax/special.py``, itself XLA's math.cc): a power series or a continued
 fraction evaluated in a ``lax.while_loop`` until every element has converged. igamma and
-igammac carry JAX's derivatives (a custom_jvp: the closed form in ``x``, ``igamma_grad_a``
-in ``a``); betainc is differentiated through its loop (JAX gives only the derivative in
-``x`` and raises for ``a`` and ``b``).
+igammac are ops (``ops/special.py``: SciPy's values with JAX's at the edges eagerly, JAX's
+algorithm one element at a time under Numba) carrying JAX's derivatives (a custom_jvp: the
+closed form in ``x``, ``igamma_grad_a`` in ``a``, which runs the loops here); betainc is
+differentiated through its loop (JAX gives only the derivative in ``x`` and raises for
+``a`` and ``b``).
 """
 import numpy as np
 
 import astjax.numpy as jnp
 
 from ..ad.custom import custom_jvp
-from ..ops.special import digamma, gammaln
+from ..ops.special import digamma, gammaln, igamma as _igamma_op, igammac as _igammac_op
 from ..random.checks import static_helper  # evaluated while generating code
 from .control_flow import while_loop
 
@@ -142,33 +144,6 @@ def _setup(a, x):
             jnp.exp(log_ax), log_ax < -log_max)
 
 
-def _igamma(a, x):
-    eps, is_nan, x_zero, x_inf, a_zero, ax, underflow = _setup(a, x)
-    domain_error = jnp.logical_or(jnp.logical_or(x < 0, a < 0),
-                                  jnp.logical_or(jnp.logical_and(a_zero, x_zero), is_nan))
-    use_igammac = jnp.logical_and(x >= 1, x > a)
-    enabled = ~(x_zero | domain_error | underflow | x_inf)
-    out = jnp.where(use_igammac,
-                    1 - _igammac_fraction(ax, x, a, enabled & use_igammac, eps, "value"),
-                    _igamma_series(ax, x, a, enabled & ~use_igammac, eps, "value"))
-    out = jnp.where(x_zero, 0.0, out)
-    out = jnp.where(x_inf, 1.0, out)
-    return jnp.where(domain_error, jnp.nan, out)
-
-
-def _igammac(a, x):
-    eps, is_nan, x_zero, x_inf, a_zero, ax, underflow = _setup(a, x)
-    domain_error = jnp.logical_or(jnp.logical_or(x < 0, a < 0),
-                                  jnp.logical_or(jnp.logical_and(a_zero, x_zero), is_nan))
-    use_igamma = jnp.logical_or(x < 1, x < a)
-    enabled = ~(domain_error | underflow | x_inf | a_zero)
-    out = jnp.where(use_igamma,
-                    1 - _igamma_series(ax, x, a, enabled & use_igamma, eps, "value"),
-                    _igammac_fraction(ax, x, a, enabled & ~use_igamma, eps, "value"))
-    out = jnp.where(jnp.logical_or(x_inf, a_zero), 0.0, out)
-    return jnp.where(domain_error, jnp.nan, out)
-
-
 def _in_a(a, x, mode):
     """The derivative of igamma in ``a`` (``mode`` "derivative"), or that of a gamma sample
     ("sample")."""
@@ -202,7 +177,7 @@ def _igamma_tangent(a, x, ta, tx):
 
 @custom_jvp
 def _igamma_cj(a, x):
-    return _igamma(a, x)
+    return _igamma_op(a, x)
 
 
 @_igamma_cj.defjvp
@@ -213,7 +188,7 @@ def _igamma_jvp(primals, tangents):
 
 @custom_jvp
 def _igammac_cj(a, x):
-    return _igammac(a, x)
+    return _igammac_op(a, x)
 
 
 @_igammac_cj.defjvp

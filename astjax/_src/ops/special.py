@@ -55,9 +55,34 @@ digamma = elementwise("digamma", _in_double(_digamma), inexact=True, dtype_check
 # (n computes in x's float dtype: astjax.scipy.special.polygamma checks it is an integer)
 polygamma = elementwise("polygamma", _in_double(_polygamma), nin=2, inexact=True,
                         dtype_check=_real)
+
+
+def _igamma(a, x):
+    """scipy's gammainc with JAX's values where they differ: NaN for a == 0 < x < 1 and
+    for an infinite a with 1 <= x < inf, 1 for a == x == inf."""
+    out = scipy.special.gammainc(a, x)
+    out = np.where((a == 0) & (x > 0) & (x < 1), np.nan, out)
+    out = np.where(np.isinf(a) & (x >= 1) & (x < np.inf), np.nan, out)
+    return np.where(np.isinf(a) & (x == np.inf), 1.0, out)
+
+
+def _igammac(a, x):
+    """scipy's gammaincc with JAX's values where they differ (see _igamma)."""
+    out = scipy.special.gammaincc(a, x)
+    out = np.where(np.isinf(a) & (x >= 1) & (x < np.inf), np.nan, out)
+    return np.where(np.isinf(a) & (x == np.inf), 0.0, out)
+
+
+# the regularized incomplete gamma functions P and Q, without derivatives: lax.igamma's
+# custom_jvp (lax/incomplete.py) gives them
+igamma = elementwise("igamma", _in_double(_igamma), nin=2, inexact=True, dtype_check=_real)
+igammac = elementwise("igammac", _in_double(_igammac), nin=2, inexact=True,
+                      dtype_check=_real)
+igamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.igamma({args[0]}, {args[1]})"
+igammac.rules["numba_scalar"] = lambda args, dtype: f"_rt.igammac({args[0]}, {args[1]})"
 gammaln.rules["numba_scalar"] = lambda args, dtype: f"math.lgamma({args[0]})"
 digamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.digamma({args[0]})"
 polygamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.polygamma({args[0]}, {args[1]})"
 
-for _op in (gammaln, digamma, polygamma):
+for _op in (gammaln, digamma, polygamma, igamma, igammac):
     del NAMESPACE[_op.name]  # compiled code reaches them through REGISTRY
