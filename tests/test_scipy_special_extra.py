@@ -1,5 +1,6 @@
 """scipy.special functions ported from JAX 0.10.2's own algorithms (erfcx, wofz, dawsn,
-fresnel, expi, exp1, expn, sici, spence, owens_t, bessel_jn, bernoulli, hyp1f1): values against SciPy in float64 and float32,
+fresnel, expi, exp1, expn, sici, spence, owens_t, bessel_jn, bernoulli, hyp1f1,
+hyp2f1): values against SciPy in float64 and float32,
 eagerly and under jit, over a range with its edges; JAX's values where JAX's differ from
 SciPy's (literals from jax.scipy.special with 64-bit types on); derivatives against finite
 differences and JAX's conventions; vmap; one small Numba program."""
@@ -148,7 +149,7 @@ def test_vmap():
         si, ci = S.sici(v)
         return S.erfcx(v) + S.dawsn(v) + S.expi(v) + S.exp1(v) + S.expn(2, v) + si + ci \
             + S.spence(v) + S.fresnel(v)[0] + jnp.imag(S.wofz(v)) + S.owens_t(v, 0.5 * v) \
-            + S.bessel_jn(v, v=2)[2] + S.hyp1f1(0.5, 1.5, v)
+            + S.bessel_jn(v, v=2)[2] + S.hyp1f1(0.5, 1.5, v) + S.hyp2f1(0.5, 1.5, 2.5, v / 10)
     want = np.stack([f(r) for r in x])
     np.testing.assert_allclose(astjax.vmap(f)(x), want, rtol=1e-6)
     np.testing.assert_allclose(astjax.jit(astjax.vmap(f, in_axes=1, out_axes=1))(x), want,
@@ -238,6 +239,37 @@ def test_hyp1f1(x64, dtype):
     assert np.isnan(S.hyp1f1(1.0, 2.0, np.nan))
 
 
+P2 = np.array([[0.5, 1.5, 2.5], [1.0, 2.0, 3.0], [-2.0, 1.0, 1.5], [2.0, 3.0, 2.0],
+               [1.5, 0.5, 2.5], [0.0, 1.0, 2.0], [1.0, 1.0, 2.0], [0.3, 0.7, 1.3],
+               [3.0, 1.0, 1.0], [-3.0, 2.0, 2.5]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hyp2f1(x64, dtype):
+    a, b, c = (P2[:, i:i + 1].astype(dtype) for i in range(3))
+    x = np.array([-0.5, 0.0, 0.3, 0.7, 0.9, 1.0], dtype)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for f in (S.hyp2f1, astjax.jit(S.hyp2f1)):
+        got = f(a, b, c, x)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, ss.hyp2f1(a, b, c, x), rtol=rtol)
+
+
+def test_hyp2f1_jax_values(x64):
+    # JAX 0.10.2's, where SciPy's differ: its series does not converge at x = -5 (SciPy:
+    # 0.5276 and 0.2567) nor reach 2.2647 at 0.999 in 250 terms; 1 at x = NaN, inf for a
+    # non-positive integer c (SciPy: -94 for a = -3) and above x = 1, NaN at x = 1 when
+    # c - a - b < -1 (SciPy: inf)
+    a = np.array([0.5, 1.0, 0.5, 0.5, -3.0, -2.0, 2.5, 0.3])
+    b = np.array([1.5, 2.0, 1.5, 1.5, 2.0, 1.0, 1.5, 0.7])
+    c = np.array([2.5, 3.0, 2.5, 2.5, -4.0, 1.5, 1.0, 1.3])
+    x = np.array([-5.0, -5.0, 0.999, np.nan, -5.0, 1.5, 1.0, 0.95])
+    want = [3.96226289885821e+169, 1.472920873133115e+171, 2.226759632743337, 1.0, np.inf,
+            np.inf, np.nan, 1.4140193279132598]
+    for f in (S.hyp2f1, astjax.jit(S.hyp2f1)):
+        np.testing.assert_allclose(f(a, b, c, x), want, rtol=1e-13)
+
+
 def test_derivatives_of_owens_t_bessel_jn_hyp1f1(x64):
     check_grads(S.owens_t, (np.array([0.0, 0.7, 2.0, -1.5]), np.array([0.4, -3.0, 1.0, 0.9])),
                 order=1, modes=("fwd", "rev"), eps=1e-6, rtol=1e-6)
@@ -246,6 +278,13 @@ def test_derivatives_of_owens_t_bessel_jn_hyp1f1(x64):
     check_grads(S.hyp1f1, (np.array([0.5, 2.0, -1.5]), np.array([1.5, 3.0, 2.5]),
                            np.array([0.7, -3.0, 2.0])), order=1, modes=("fwd", "rev"),
                 eps=1e-6, rtol=1e-5)
+    # jax.grad(hyp2f1, argnums=(0, 1, 2, 3))(0.5, 1.5, 2.5, 0.3), JAX 0.10.2
+    got = astjax.grad(S.hyp2f1, argnums=(0, 1, 2, 3))(0.5, 1.5, 2.5, 0.3)
+    np.testing.assert_allclose(got, [0.22988108250652228, 0.08051103957211206,
+                                     -0.04936366585392217, 0.43583029138730817], rtol=1e-13)
+    check_grads(S.hyp2f1, (np.array([0.5, 2.0]), np.array([1.5, 0.7]), np.array([2.5, 3.5]),
+                           np.array([0.3, -0.5])), order=1, modes=("fwd", "rev"), eps=1e-6,
+                rtol=1e-5)
 
 
 def _three(x):

@@ -25,10 +25,10 @@ from ._special_more import bernoulli, bessel_jn, owens_t  # noqa: F401
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
            "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
            "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln",
-           "gammasgn", "hyp1f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
-           "polygamma", "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy",
-           "zeta"]
+           "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
+           "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
+           "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "wofz",
+           "xlog1py", "xlogy", "zeta"]
 
 erf = jnp.erf
 erfc = jnp.erfc
@@ -536,4 +536,4 @@ def loggamma(x):
     return jnp.where(x > 0.0, gammaln(x), jnp.nan)
 
 
-from ._special_hyp import hyp1f1  # noqa: E402,F401  (last: it takes gamma from this module)
+from ._special_hyp import hyp1f1, hyp2f1  # noqa: E402,F401  (last: it takes gamma from this module)
