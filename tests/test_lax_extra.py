@@ -259,9 +259,9 @@ _JAX_Q = [np.nan, 0, 0, 0, 1, 0, np.nan, 1, np.nan, np.nan, np.nan, 0, np.nan, 0
 
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
-def test_incomplete_gamma_kernels_on_numba(x64, numba_backend):
-    """igamma and igammac are ops: SciPy's eagerly, per-element kernels under Numba (the
-    generated code calls them, no loop over arrays), JAX's values at the edges on both."""
+def test_incomplete_gamma_and_beta_kernels_on_numba(x64, numba_backend):
+    """igamma, igammac and betainc are ops: SciPy's eagerly, per-element kernels under Numba
+    (the generated code calls them, no loop over arrays), JAX's values at the edges on both."""
     a, x = np.array(_EDGE_A), np.array(_EDGE_X)
     jitted = astjax.jit(_incomplete_gammas)
     got = jitted(a, x)
@@ -276,6 +276,18 @@ def test_incomplete_gamma_kernels_on_numba(x64, numba_backend):
     a, x = rng.uniform(0.01, 40, 200), rng.uniform(0, 60, 200)
     for g, e in zip(jitted(a, x), _incomplete_gammas(a, x)):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-300)
+    # betainc likewise, with JAX's values outside a, b > 0 and 0 < x < 1
+    inf, nan = np.inf, np.nan
+    a = np.array([0, 0, 0, 1, 1, inf, inf, 2, -1, 1, nan, 0.5, 2, 1e-310, 3, 0, inf])
+    b = np.array([1, 1, 0, 0, 0, 1, 1, 3, 1, 1, 1, 0.5, 3, 2, inf, inf, 0])
+    t = np.array([0, 0.5, 0.5, 0.5, 1, 0.5, 1, 0.4, 0.5, 1.5, 0.5, 0.3, 1, 0.5, 0.5, 0.5, 0.5])
+    want = [0, 1, nan, 0, 1, 0, 1, 0.5248, nan, nan, nan, 0.36901012, 1, 1, 1, 1, 0]
+    beta = astjax.jit(lax.betainc)
+    for got in (beta(a, b, t), lax.betainc(a, b, t)):
+        np.testing.assert_allclose(got, want, rtol=5e-8, atol=0)
+    assert "_rt.betainc(" in next(iter(beta.cache.values())).source
+    a, b, t = rng.uniform(0.01, 40, 200), rng.uniform(0.01, 40, 200), rng.uniform(0, 1, 200)
+    np.testing.assert_allclose(beta(a, b, t), lax.betainc(a, b, t), rtol=1e-12, atol=1e-300)
 
 
 def test_random_gamma_grad():

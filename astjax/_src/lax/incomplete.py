@@ -4,16 +4,18 @@ the regularized incomplete gamma and beta functions, ported from JAX 0.10.2
 fraction evaluated in a ``lax.while_loop`` until every element has converged. igamma and
 igammac are ops (``ops/special.py``: SciPy's values with JAX's at the edges eagerly, JAX's
 algorithm one element at a time under Numba) carrying JAX's derivatives (a custom_jvp: the
-closed form in ``x``, ``igamma_grad_a`` in ``a``, which runs the loops here); betainc is
-differentiated through its loop (JAX gives only the derivative in ``x`` and raises for
-``a`` and ``b``).
+closed form in ``x``, ``igamma_grad_a`` in ``a``, which runs the loops here); betainc is an
+op too, differentiated through the loop here (JAX gives only the derivative in ``x`` and
+raises for ``a`` and ``b``).
 """
 import numpy as np
 
 import astjax.numpy as jnp
 
 from ..ad.custom import custom_jvp
-from ..ops.special import digamma, gammaln, igamma as _igamma_op, igammac as _igammac_op
+from ..ad.api import jvp
+from ..ops.special import betainc as _betainc_op, digamma, gammaln
+from ..ops.special import igamma as _igamma_op, igammac as _igammac_op
 from ..random.checks import static_helper  # evaluated while generating code
 from .control_flow import while_loop
 
@@ -254,6 +256,22 @@ def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b); NaN outside ``a, b >= 0``,
     ``0 <= x <= 1``."""
     a, b, x = _floats3(a, b, x)
+    return _betainc_cj(a, b, x)
+
+
+@custom_jvp
+def _betainc_cj(a, b, x):
+    return _betainc_op(a, b, x)
+
+
+@_betainc_cj.defjvp
+def _betainc_jvp(primals, tangents):
+    # the derivative of the loops below, in x, a and b (JAX's raises for a and b)
+    return _betainc_cj(*primals), jvp(_betainc_loops, primals, tangents)[1]
+
+
+def _betainc_loops(a, b, x):
+    """I_x(a, b) in jnp: the op's value, computed by JAX's algorithm, for derivatives."""
     eps, _, tiny2 = _info(a.dtype)
     a_zero = jnp.logical_or(a == 0, b == jnp.inf)
     b_zero = jnp.logical_or(b == 0, a == jnp.inf)

@@ -73,16 +73,31 @@ def _igammac(a, x):
     return np.where(np.isinf(a) & (x == np.inf), 0.0, out)
 
 
-# the regularized incomplete gamma functions P and Q, without derivatives: lax.igamma's
-# custom_jvp (lax/incomplete.py) gives them
+def _betainc(a, b, x):
+    """scipy's betainc with JAX's values outside a, b > 0 and 0 < x < 1."""
+    out = scipy.special.betainc(a, b, x)
+    a_zero = (a == 0) | (b == np.inf)
+    b_zero = (b == 0) | (a == np.inf)
+    out = np.where((b_zero & (x != 1)) | (a_zero & (x == 0)), 0.0, out)
+    out = np.where((a_zero & (x != 0)) | (b_zero & (x == 1)), 1.0, out)
+    nan = (a < 0) | (b < 0) | (x < 0) | (x > 1) | (a_zero & b_zero)
+    return np.where(nan | np.isnan(a) | np.isnan(b) | np.isnan(x), np.nan, out)
+
+
+# the regularized incomplete gamma functions P and Q and the incomplete beta function,
+# without derivatives: lax's custom_jvp functions (lax/incomplete.py) give them
 igamma = elementwise("igamma", _in_double(_igamma), nin=2, inexact=True, dtype_check=_real)
 igammac = elementwise("igammac", _in_double(_igammac), nin=2, inexact=True,
                       dtype_check=_real)
+betainc = elementwise("betainc", _in_double(_betainc), nin=3, inexact=True,
+                      dtype_check=_real)
 igamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.igamma({args[0]}, {args[1]})"
+betainc.rules["numba_scalar"] = \
+    lambda args, dtype: f"_rt.betainc({args[0]}, {args[1]}, {args[2]})"
 igammac.rules["numba_scalar"] = lambda args, dtype: f"_rt.igammac({args[0]}, {args[1]})"
 gammaln.rules["numba_scalar"] = lambda args, dtype: f"math.lgamma({args[0]})"
 digamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.digamma({args[0]})"
 polygamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.polygamma({args[0]}, {args[1]})"
 
-for _op in (gammaln, digamma, polygamma, igamma, igammac):
+for _op in (gammaln, digamma, polygamma, igamma, igammac, betainc):
     del NAMESPACE[_op.name]  # compiled code reaches them through REGISTRY

@@ -8,7 +8,8 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from .special_kernels import digamma, igamma, igammac, polygamma  # noqa: F401  (ops/special.py)
+from .special_kernels import (betainc, digamma, igamma, igammac,  # noqa: F401 (ops/special.py)
+                              polygamma)
 from .fft_kernels import fft_rows, irfft_rows, rfft_rows  # noqa: F401  (ops/fft.py)
 from .linalg_kernels import (cholesky_stack, det_stack, eig_stack, eigh_stack,  # noqa: F401
                              qr_stack, slogdet_stack, solve_stack, svd_stack)

@@ -214,3 +214,63 @@ def igammac(a, x):
     if log_ax < -_LOG_MAX:
         return (x + 1.0) / ((x + 2.0 - a) * x) * ax  # the fraction's first term
     return _igammac_fraction(a, x, ax)
+
+
+# --- the regularized incomplete beta function: JAX's continued fraction (DLMF 8.17.22, the
+# modified Lentz method), one element at a time in float64
+
+_SMALL = _MACHEP  # half of float64's eps: Lentz's floor and the convergence test
+_TINY2 = 2 * 2.2250738585072014e-308
+
+
+@njit(**_OPTIONS)
+def _betainc_fraction(a, b, x):
+    h = _SMALL  # the fraction's first denominator, 0, raised to the floor
+    c, d = h, 0.0
+    for n in range(1, 600):
+        m = float((n - 1) // 2)
+        if n == 1:
+            num = 1.0
+        elif n % 2 == 0:
+            num = -(a + b) * x / (a + 1.0) if m == 0.0 else \
+                -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0))
+        else:
+            num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m))
+        c = 1.0 + num / c
+        if abs(c) < _SMALL:
+            c = _SMALL
+        d = 1.0 + num * d
+        d = 1.0 / (_SMALL if abs(d) < _SMALL else d)
+        delta = c * d
+        h *= delta
+        if not abs(delta - 1.0) >= _SMALL:
+            break
+    return h
+
+
+@njit(**_OPTIONS)
+def betainc(a, b, x):
+    """I_x(a, b), with JAX's values outside a, b > 0 and 0 < x < 1."""
+    a, b, x = float(a), float(b), float(x)
+    if math.isnan(a) or math.isnan(b) or math.isnan(x) or a < 0.0 or b < 0.0 or x < 0.0 \
+            or x > 1.0:
+        return math.nan
+    a_zero = a == 0.0 or b == math.inf
+    b_zero = b == 0.0 or a == math.inf
+    if a_zero and b_zero:
+        return math.nan
+    if (a_zero and x != 0.0) or (b_zero and x == 1.0):
+        return 1.0
+    if b_zero or a_zero:
+        return 0.0
+    fast = x < (a + 1.0) / (a + b + 2.0)
+    if not fast:  # I_x(a, b) = 1 - I_{1-x}(b, a)
+        a, b, x = b, a, 1.0 - x
+    lbeta_small_a = math.lgamma(b) - math.lgamma(a + b)
+    if a < _TINY2:  # a * Gamma(a) -> 1 as a -> 0+
+        factor = math.exp(math.log1p(-x) * b - lbeta_small_a)
+    else:
+        factor = math.exp(math.log(x) * a + math.log1p(-x) * b - math.lgamma(a)
+                          - lbeta_small_a) / a
+    out = _betainc_fraction(a, b, x) * factor
+    return out if fast else 1.0 - out
