@@ -1,6 +1,6 @@
 """scipy.special functions ported from JAX 0.10.2's own algorithms (erfcx, wofz, dawsn,
 fresnel, expi, exp1, expn, sici, spence, owens_t, bessel_jn, bernoulli, hyp1f1,
-hyp2f1): values against SciPy in float64 and float32,
+hyp2f1, sph_harm_y): values against SciPy in float64 and float32,
 eagerly and under jit, over a range with its edges; JAX's values where JAX's differ from
 SciPy's (literals from jax.scipy.special with 64-bit types on); derivatives against finite
 differences and JAX's conventions; vmap; one small Numba program."""
@@ -285,6 +285,59 @@ def test_derivatives_of_owens_t_bessel_jn_hyp1f1(x64):
     check_grads(S.hyp2f1, (np.array([0.5, 2.0]), np.array([1.5, 0.7]), np.array([2.5, 3.5]),
                            np.array([0.3, -0.5])), order=1, modes=("fwd", "rev"), eps=1e-6,
                 rtol=1e-5)
+
+
+SPH_N = np.array([0, 1, 2, 3, 3, 4, 5, 2, 6])
+SPH_M = np.array([0, -1, 1, -2, 3, 0, -4, 2, 1])
+SPH_THETA = np.array([0.3, 1.0, 2.0, 0.0, 1.5, np.pi, 0.1, 1.2, 0.4])
+SPH_PHI = np.array([0.1, 0.5, 2.0, -1.0, 3.0, 0.0, 1.5, 4.0, 0.2])
+
+
+def test_sph_harm_y(x64):
+    args = (SPH_N, SPH_M, SPH_THETA, SPH_PHI)
+    want = ss.sph_harm_y(*args)
+    np.testing.assert_allclose(S.sph_harm_y(*args), want, rtol=1e-13, atol=1e-16)
+    got = astjax.jit(S.sph_harm_y, static_argnames="n_max")(*args, n_max=6)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-16)
+    # JAX's: degrees above n_max clip to it
+    got = S.sph_harm_y(*args, n_max=5)
+    np.testing.assert_allclose(got[:8], want[:8], rtol=1e-13, atol=1e-16)
+    np.testing.assert_allclose(got[8], -0.5178983617356643 - 0.10498319529731981j, rtol=1e-13)
+    # float32 arguments give complex128 with 64-bit types on, as in JAX ((-1)^|m| is a
+    # default float)
+    f32 = S.sph_harm_y(SPH_N.astype(np.int32), SPH_M.astype(np.int32),
+                       SPH_THETA.astype(np.float32), SPH_PHI.astype(np.float32))
+    assert f32.dtype == np.complex128
+    np.testing.assert_allclose(f32, want, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(S.sph_harm_y(np.array([2]), np.array([1]), 0.7, np.array([0.3])),
+                               [-0.36365247258846456 - 0.11249089203178193j], rtol=1e-14)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        S.sph_harm_y(*args, diff_n=1)
+
+
+def test_sph_harm_y_complex64_and_derivative(x64):
+    with _x32():
+        t = SPH_THETA.astype(np.float32)
+        assert S.sph_harm_y(SPH_N, SPH_M, t, t, n_max=6).dtype == np.complex64
+    def f(t):
+        return jnp.real(S.sph_harm_y(SPH_N[:3], SPH_M[:3], t, SPH_PHI[:3], n_max=6))
+    check_grads(f, (np.array([0.3, 1.0, 2.0]),), order=1, modes=("rev",), eps=1e-6,
+                rtol=1e-6)
+    # JAX 0.10.2's: NaN at the poles (sqrt(1 - cos^2) has no derivative there)
+    g = astjax.grad(lambda t: jnp.real(S.sph_harm_y(SPH_N, SPH_M, t, SPH_PHI, n_max=6)).sum())(
+        SPH_THETA)
+    np.testing.assert_allclose(g, [0.0, 0.16381946506867764, -0.21014222407052519, np.nan,
+                                   0.08026757517144265, np.nan, 0.00553902293797296,
+                                   -0.03796299597587136, 1.7719974130182776], rtol=1e-13)
+
+
+class _x32:
+    def __enter__(self):
+        self.before = astjax.config.jax_enable_x64
+        astjax.config.update("jax_enable_x64", False)
+
+    def __exit__(self, *exc):
+        astjax.config.update("jax_enable_x64", self.before)
 
 
 def _three(x):

@@ -21,13 +21,15 @@ from astjax.numpy._composites import _inexact, _inexact2
 from ._special_erf import dawsn, erfcx, fresnel, wofz  # noqa: F401
 from ._special_expint import exp1, expi, expn, sici, spence  # noqa: F401
 from ._special_more import bernoulli, bessel_jn, owens_t  # noqa: F401
+from ._special_sph import sph_harm_y  # noqa: F401
 
 __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
            "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
            "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln",
            "gammasgn", "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr",
            "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
-           "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "wofz",
+           "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y",
+           "wofz",
            "xlog1py", "xlogy", "zeta"]
 
 erf = jnp.erf
