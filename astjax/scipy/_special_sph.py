@@ -63,8 +63,11 @@ def _normalized_legendre(l_max, x):
     below = np.arange(l_max)
     p = p.at[below, below + 1].set((f_b[:, None] * x[None, :]) * p[below, below])
     for i in range(2, l_max + 1):
-        p = p + (d0[i][:, :, None] * (jnp.roll(p, 1, axis=1) * x)
-                 - d1[i][:, :, None] * jnp.roll(p, 2, axis=1))
+        # jnp.roll(p, 1 and 2, axis=1) as JAX writes it, by concatenation (which the Numba
+        # backend lowers; roll it does not)
+        p1 = jnp.concatenate([p[:, -1:], p[:, :-1]], axis=1)
+        p2 = jnp.concatenate([p[:, -2:], p[:, :-2]], axis=1)
+        p = p + (d0[i][:, :, None] * (p1 * x) - d1[i][:, :, None] * p2)
     return p
 
 
