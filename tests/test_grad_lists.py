@@ -1,8 +1,10 @@
 """Python list operations inside differentiated functions, as JAX (which traces Python
-lists) differentiates them: pop at an index, item assignment, extend and +=, builtin
-sum. Checked against finite differences (check_grads: jvp and vjp) and closed forms."""
+lists) differentiates them: pop at an index, item assignment, extend and +=, builtin sum,
+lists of pairs passed to helpers, a list filled by a callee. Checked against finite
+differences (check_grads: jvp and vjp) and closed forms."""
 import numpy as np
 
+import astjax
 import astjax.numpy as jnp
 from astjax import grad
 from astjax.test_util import check_grads
@@ -148,3 +150,91 @@ def test_builtin_sum_of_a_list(x64):
     np.testing.assert_allclose(grad(summed_list)(x), 12 * x, rtol=1e-6)
     for fn in (summed_list, summed_list_with_a_start):
         check_grads(fn, (x,), order=1)
+
+
+# --- lists of pairs, lists filled by a callee --------------------------------------------------
+def pair_total(pairs):
+    t = 0.0
+    for a, b in pairs:
+        t = t + jnp.sum(a * b)
+    return t
+
+
+def pairs_read_by_a_helper(x):
+    pairs = []
+    for i in range(3):
+        pairs.append((x * i, jnp.sin(x)))
+    return pair_total(pairs)
+
+
+def add_pair(pairs, a):
+    pairs.append((a, jnp.sin(a)))
+
+
+def take_front_pair(pairs):
+    a, b = pairs.pop(0)
+    return jnp.sum(a * b)
+
+
+def pairs_changed_by_helpers(x):
+    pairs = [(x, x)]
+    for i in range(2):
+        add_pair(pairs, x * (i + 1.0))
+    return take_front_pair(pairs) + pair_total(pairs)
+
+
+def fill(lst, x):
+    lst.append(jnp.sin(x))
+
+
+def filled_by_a_callee(x):
+    hs = []
+    for i in range(3):
+        fill(hs, x * i)
+    return jnp.sum(jnp.stack(hs) * x)
+
+
+def test_lists_of_pairs_passed_to_helpers(x64):
+    x = X
+    np.testing.assert_allclose(grad(pairs_read_by_a_helper)(x),
+                               3 * (np.sin(x) + x * np.cos(x)), rtol=1e-6)
+    for fn in (pairs_read_by_a_helper, pairs_changed_by_helpers, list_operations):
+        check_grads(fn, (x,), order=1)
+
+
+def test_a_list_filled_only_by_a_callee(x64):
+    x = X
+    want = np.sum([np.sin(x * i) * x for i in range(3)])
+    np.testing.assert_allclose(astjax.jit(filled_by_a_callee)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(
+        grad(filled_by_a_callee)(x),
+        sum(np.sin(x * i) + i * x * np.cos(x * i) for i in range(3)), rtol=1e-6)
+    check_grads(filled_by_a_callee, (x,), order=1)
+    xs = np.stack([x, -0.5 * x])  # vmap: the list is batched from the callee's appends on
+    np.testing.assert_allclose(astjax.vmap(filled_by_a_callee)(xs),
+                               [filled_by_a_callee(v) for v in xs], rtol=1e-12)
+
+
+# --- one compiled program on the Numba backend ---------------------------------------------------
+def list_operations(x):
+    hs = []
+    for i in range(3):
+        fill(hs, x * (i + 1.0))
+    hs.extend([x, x * x])
+    for i in range(2):
+        hs[i] = hs[i] * x
+    a = hs.pop(0)
+    pairs = []
+    for h in hs:
+        pairs.append((h, a))
+    return pair_total(pairs) + jnp.sum(sum(hs) * x)
+
+
+def test_list_operations_compile_with_numba(numba_backend):
+    """The python backend's gradient (checked in test_lists_of_pairs_passed_to_helpers)."""
+    x = X.astype(np.float32)
+    f = astjax.jit(grad(list_operations))
+    got = f(x)
+    (compiled,) = f.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    np.testing.assert_allclose(got, grad(list_operations)(x), rtol=2e-5)

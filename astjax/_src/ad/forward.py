@@ -30,7 +30,7 @@ import gast
 from ..frontend.naming import Names, assign, const, load
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
-from ..ir.types import ArrayType, ListType, SequenceType, Static
+from ..ir.types import UNKNOWN, ArrayType, ListType, SequenceType, Static
 from . import adlib
 from .analysis import (changed_list_arguments, child_key, float_leaves, runtime_index,
                        static_slice_positions)
@@ -141,6 +141,9 @@ class ForwardMode:
         for n in gast.walk(self.fdef):
             if anno.get(n, "list_append") and n.func.value.id == lst:
                 paths.update(p for p, _ in _leaves(anno.get(n.args[0], "type")))
+            elif isinstance(n, gast.Name) and n.id == lst and isinstance(
+                    anno.get(n, "type"), ListType) and anno.get(n, "type").elt is not UNKNOWN:
+                paths.update(p for p, _ in _leaves(anno.get(n, "type")))  # (a callee's)
         return paths
 
     def is_active(self, node):
@@ -160,6 +163,11 @@ class ForwardMode:
         while changed:
             changed = False
             for s in statements:
+                filled = [n.id for n in changed_list_arguments(s.value) if n.id not in active]
+                if filled and any(isinstance(n, gast.Name) and n.id in active
+                                  for n in gast.walk(s.value)):
+                    active.update(filled)  # fill(hs, x): hs holds what fill appended
+                    changed = True
                 if isinstance(s, gast.Expr):
                     if not anno.get(s.value, "list_append"):
                         continue

@@ -12,7 +12,7 @@ import gast
 
 from ..frontend.naming import assign, const, load, store
 from ..ir import anno
-from ..ir.types import ListType
+from ..ir.types import UNKNOWN, ListType
 from .analysis import changed_list_arguments, changed_list_params, float_leaves
 from .nodes import _ajx, _call, _locate, _renamed, _statements, _sub, literal_node
 
@@ -148,6 +148,11 @@ class ListAdjoints:
                     continue
                 paths = self._list_paths.setdefault(name, set())
                 paths.update(p for p, _ in float_leaves(value_type))
+            for n in gast.walk(self.fdef):  # a list only a callee appends to: as read
+                t = anno.get(n, "type") if isinstance(n, gast.Name) else None
+                if isinstance(t, ListType) and t.elt is not UNKNOWN and \
+                        n.id not in self._list_paths:
+                    self._list_paths[n.id] = {p for p, _ in float_leaves(t.elt)}
             for arg in self.fdef.args.args:  # a list argument: its elements' type
                 if holds_float_list(anno.get(arg, "type")):
                     self._list_paths.setdefault(arg.id, set()).update(
@@ -411,9 +416,6 @@ class ListAdjoints:
             tape = self.tapes.get(("before", id(s), node.id))
             if tape is None:
                 continue
-            if self.list_leaves(self.list_root(node.id)) != [()]:
-                raise self.error(s, f"the list {node.id!r} passed to a call holds "
-                                 f"containers: differentiating that is not supported yet")
             copy, n, k = (self.names.fresh(h) for h in (f"{node.id}_before", "n", "k"))
             lengths = self.tapes[("before length", id(s), node.id)]
             stmts += _statements(f"{n} = {lengths}.pop()\n"

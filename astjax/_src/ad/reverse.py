@@ -44,6 +44,10 @@ def _passes_lists(spec, in_place):
         holds_float_list(t) for t in spec.arg_types))
 
 
+def _leaf_paths(t):
+    return sorted({p for p, _ in float_leaves(t)}, key=repr)
+
+
 def vjp_function(spec, live=None, wrt=None, in_place=False):
     """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
 
@@ -307,7 +311,7 @@ class ReverseMode(ListAdjoints):
         # every cotangent starts as the weak zero 0.0; tapes start empty
         # (parameters named as the cotangent lists themselves: no other name for them, so
         # that a second derivative sees the callee change its parameter)
-        passed = [self.list_ct(p) for p in self.list_in]
+        passed = [self.list_ct(p, path) for p in self.list_in for path in self.list_leaves(p)]
         if getattr(self, "output_list", None) is not None and self.in_place:
             g = self.list_ct(self.output_list)
         init = [assign(name, gast.List(elts=[], ctx=gast.Load()) if name in self.list_cts
@@ -377,7 +381,7 @@ class ReverseMode(ListAdjoints):
         a value known at run time only, so that the call is not folded away as a constant
         where the other cotangents are None)."""
         if holds_float_list(t) and var in self.list_in:
-            return _call(load("len"), [load(self.list_ct(var))])
+            return _call(load("len"), [load(self.list_ct(var, self.list_leaves(var)[0]))])
         if holds_float_list(t):  # (not in place: returned)
             return load(self.list_ct(var)) if var in self.read_lists else const(None)
 
@@ -955,11 +959,13 @@ class ReverseMode(ListAdjoints):
             if name in changed and lst not in self.useful:
                 raise self.error(s, f"differentiating a call that changes list {lst!r}, "
                                  f"which the result does not read, is not supported yet")
-            if self.list_leaves(lst) != [()]:
+            # one cotangent list per float leaf of its elements (a list of pairs: two)
+            if self.list_leaves(lst) != _leaf_paths(param_type.elt):
                 raise self.error(s, f"the list {lst!r} passed to {callee.fn.__name__}() "
-                                 f"holds containers: differentiating that is not supported yet")
+                                 f"holds elements of other kinds elsewhere: differentiating "
+                                 f"that is not supported yet")
             self.read_lists.setdefault(lst, s)
-            extra.append(load(self.list_ct(lst)))
+            extra += [load(self.list_ct(lst, path)) for path in self.list_leaves(lst)]
         emptied = []
         if t is None:  # (changing_call_adjoint): the result's cotangent, or zeros
             t = anno.get(s.targets[0], "type") if target is not None else None

@@ -401,6 +401,9 @@ class Batcher:
                 self.emit(f"return {self.ret(ret)}")
             if not self.changed:
                 break
+        # a list argument appended to here (fill(hs, x)): batched from then on, for the caller
+        self.flags["lists_out"] = {k: self.list_bt[a.id] for k, a in
+                                   enumerate(self.fdef.args.args) if self.list_bt.get(a.id)}
         lines = []
         leaves = self.batched_leaves()
         sizes = ([] if self.size is None else [str(self.size)]) + \
@@ -830,6 +833,16 @@ class Batcher:
             raise _CalleeCannotBatch(self.at_this_call(e)) from None
         if self.safe and flags["unsafe"]:
             raise Unsafe(f"{callee.name} loops or recurses")
+        for k, node in enumerate(nodes):  # lists the callee appends batched values to
+            out = flags.get("lists_out", {}).get(k)
+            if out and isinstance(node, gast.Name):
+                have = self.list_bt.get(node.id, False)
+                lt = unwrap(self.ty.get(node.id))
+                new = join(lt.elt, have, out) if isinstance(lt, ListType) and \
+                    lt.elt is not UNKNOWN else any_(have) or any_(out)
+                if new != have:
+                    self.list_bt[node.id] = self.bt[node.id] = new
+                    self.changed = True
         name = self.global_ref(fn, fn.__name__)
         return f"{name}({', '.join(texts)})", out_bt
 

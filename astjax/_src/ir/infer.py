@@ -128,6 +128,8 @@ class FunctionTyper:
             t = self.atom(s.value, env)
             anno.set_(s.value, "type", t)
             self.returns.append(t)
+            if any(isinstance(t, ListType) for t in self.arg_types):
+                self.spec.lists_out = self.lists_out(env)
         elif isinstance(s, gast.If):
             self.if_(s, env)
         elif isinstance(s, gast.For):
@@ -892,7 +894,9 @@ class FunctionTyper:
             return self.user_call(node, callee, args, kwargs)
         if isinstance(callee, (pytypes.FunctionType, SyntheticFunction, PositionalView,
                                VarargView)):  # (a view: a transform's generated call)
-            return self.user_call(node, callee, args, kwargs)
+            t = self.user_call(node, callee, args, kwargs)
+            self.lists_filled_by_callee(node, env)
+            return t
         if trees.is_namedtuple_class(target) or isinstance(target, trees.TreeBuilder):
             return self.tree_build(node, target, env)  # (of constants too, as a dict display)
         from ..random.checks import is_known, static_helper
@@ -1037,6 +1041,36 @@ class FunctionTyper:
                 operands[name] = SequenceType(value)
         return self.apply_op(node, op, operands, {k: param_view(v) for k, v in params.items()},
                              operand_nodes, param_nodes)
+
+    def lists_out(self, env):
+        """What the list arguments hold at a return (a caller's ``hs = []`` that this
+        function appends to), read through other names for them (``t = lst``, as a jvp
+        names its tangent list argument)."""
+        stores = {}
+        for n in gast.walk(self.fdef):
+            if isinstance(n, gast.Assign):
+                for t in n.targets:
+                    stores.setdefault(getattr(t, "id", None), []).append(n.value)
+        out = {}
+        for k, a in enumerate(self.fdef.args.args):
+            names, more = set(), {a.id}
+            while more:
+                names |= more
+                more = {name for name, values in stores.items() if name not in names and
+                        len(values) == 1 and isinstance(values[0], gast.Name) and
+                        values[0].id in names}
+            held = [env[name] for name in sorted(names) if isinstance(env.get(name), ListType)]
+            if held:
+                out[k] = next((t for t in held if t.elt is not UNKNOWN), held[0])
+        return out
+
+    def lists_filled_by_callee(self, node, env):
+        """An empty list passed to a function that appends to it (``hs = []; fill(hs,
+        x)``) holds what that function appended from then on."""
+        out = getattr(anno.get(node, "callee"), "lists_out", None) or {}
+        for k, a in enumerate(node.args):
+            if k in out and isinstance(a, gast.Name) and env.get(a.id) == ListType(UNKNOWN):
+                env[a.id] = out[k]
 
     def method_call(self, node, env):
         f = node.func
