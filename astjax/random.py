@@ -14,7 +14,10 @@ float32 results of ``normal``, ``truncated_normal``, ``exponential``, ``laplace`
 code computes them, fused multiply-adds included (``_src/random/special.py``). So are
 the distributions built on them (``_src/random/derived.py``): ``cauchy``, ``lognormal``,
 ``pareto``, ``rayleigh``, ``wald``, ``weibull_min``, ``maxwell``,
-``double_sided_maxwell``, ``triangular`` and ``rademacher``/``geometric`` (integers).
+``double_sided_maxwell``, ``triangular`` and ``rademacher``/``geometric`` (integers),
+and the counts of ``poisson``, ``binomial`` and ``multinomial`` (``_src/random/discrete.py``;
+their rejection tests use SciPy's lgamma where XLA has its own, so about one draw in 40000
+of ``poisson`` with lam >= 10 differs).
 Gamma, beta and dirichlet agree to float rounding (JAX's uses the CPU's approximate rsqrt
 instruction; most draws are still bit-identical), and so do the samplers built on gamma
 (``chisquare``, ``f``, ``t``, ``generalized_normal``, ``ball``), multivariate_normal and
@@ -40,6 +43,7 @@ import astjax.numpy as jnp
 from ._src.ir.types import ArrayType as _ArrayType
 from ._src.random import checks as _c
 from ._src.random import derived as _d
+from ._src.random import discrete as _dd
 from ._src.random import samplers as _s
 from ._src.random import threefry as _tf
 from ._src.random.checks import random_function
@@ -50,7 +54,7 @@ __all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "bits", "uniform", 
            "loggamma", "beta", "dirichlet", "wrap_key_data", "clone", "cauchy", "lognormal",
            "pareto", "t", "chisquare", "f", "rademacher", "maxwell", "double_sided_maxwell",
            "weibull_min", "triangular", "rayleigh", "wald", "generalized_normal", "ball",
-           "orthogonal", "geometric"]
+           "orthogonal", "geometric", "poisson", "binomial", "multinomial"]
 
 
 # --- keys ----------------------------------------------------------------------------------------
@@ -487,3 +491,41 @@ def geometric(key, p, shape=None, dtype=None):
     if shape is None:  # the parameters' broadcast shape
         shape = _c.broadcast_shapes("geometric", np.shape(p))
     return _d.geometric(key, p, shape, dtype, _c.partitionable())
+
+
+# --- counts (_src/random/discrete.py) ------------------------------------------------------------
+
+@random_function("poisson", static=("shape", "dtype"), check=_c.check_param_shapes("shape", "lam"))
+def poisson(key, lam, shape=None, dtype=None):
+    """Poisson(lam) integers (int32 by default): Knuth's algorithm for lam < 10, else
+    transformed rejection."""
+    dtype = _c.int_dtype("poisson", dtype)
+    shape = _c.optional_shape("poisson", shape)
+    if shape is None:
+        shape = np.shape(lam)
+    return _dd.poisson(key, lam, shape, dtype, _c.partitionable())
+
+
+@random_function("binomial", static=("shape", "dtype"),
+                 check=_c.check_param_shapes("shape", "n", "p"))
+def binomial(key, n, p, shape=None, dtype=None):
+    """Binomial(n, p) counts as floats (float32 by default): inversion for n * min(p, 1 - p)
+    <= 10, else BTRS rejection."""
+    dtype = _c.float_dtype("binomial", dtype)
+    shape = _c.optional_shape("binomial", shape)
+    if shape is None:  # the parameters' broadcast shape
+        shape = _c.broadcast_shapes("binomial", np.shape(n), np.shape(p))
+    return _dd.binomial(key, n, p, shape, dtype, _c.partitionable())
+
+
+@random_function("multinomial", static=("shape", "dtype", "unroll"),
+                 check=_c.check_multinomial)
+def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
+    """Counts of ``n`` trials among the outcomes along p's last axis (floats, float32 by
+    default): one binomial per outcome. ``unroll`` is accepted and ignored."""
+    dtype = _c.float_dtype("multinomial", dtype)
+    n, p = _s.promote_inexact(n, p)
+    shape = _c.optional_shape("multinomial", shape)
+    if shape is None:
+        shape = p.shape
+    return _dd.multinomial(key, n, p, shape, dtype, _c.partitionable())

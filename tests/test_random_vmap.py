@@ -218,11 +218,24 @@ def ball(key):
     return random.ball(key, 3, 2, (2,))
 
 
+def poisson(key):
+    return random.poisson(key, np.array([2.0, 30.0], np.float32), (2,))
+
+
+def binomial(key):
+    return random.binomial(key, np.array([5.0, 100.0], np.float32), 0.4, (2,))
+
+
+def multinomial(key):
+    return random.multinomial(key, 10.0, np.array([0.2, 0.8], np.float32), shape=(2,))
+
+
 SAMPLERS = [uniform, normal, truncated_normal, bernoulli, randint, choice, permutation,
             categorical, gumbel, exponential, laplace, logistic, multivariate_normal, gamma,
             beta, dirichlet, bits, split, fold_in, cauchy, lognormal, pareto, rayleigh, wald,
             weibull_min, maxwell, double_sided_maxwell, rademacher, triangular, geometric,
-            orthogonal, chisquare, f, t, generalized_normal, ball]
+            orthogonal, chisquare, f, t, generalized_normal, ball, poisson, binomial,
+            multinomial]
 
 
 def test_every_public_sampler_is_covered():
@@ -233,9 +246,11 @@ def test_every_public_sampler_is_covered():
 
 GAMMA_FAMILY = [gamma, beta, dirichlet]  # one compiled function: they share gamma's code
 GAMMA_DERIVED = [chisquare, f, t, generalized_normal, ball]  # likewise
+COUNTS = [poisson, binomial, multinomial]  # likewise, the rejection loops
 
 
-@pytest.mark.parametrize("fn", [f for f in SAMPLERS if f not in GAMMA_FAMILY + GAMMA_DERIVED],
+@pytest.mark.parametrize("fn", [f for f in SAMPLERS
+                                if f not in GAMMA_FAMILY + GAMMA_DERIVED + COUNTS],
                          ids=lambda f: f.__name__)
 def test_vmap_over_keys(fn):
     keys = make_keys()
@@ -261,6 +276,17 @@ def test_vmap_over_keys_gamma_derived():
     keys = make_keys()
     got, want = astjax.vmap(gamma_derived)(keys), per_key(gamma_derived, keys)
     for fn, g, w in zip(GAMMA_DERIVED, got, want):
+        check(fn.__name__, g, w)
+
+
+def counts(key):
+    return poisson(key), binomial(key), multinomial(key)
+
+
+def test_vmap_over_keys_counts():
+    keys = make_keys()
+    got, want = astjax.vmap(counts)(keys), per_key(counts, keys)
+    for fn, g, w in zip(COUNTS, got, want):
         check(fn.__name__, g, w)
 
 

@@ -156,7 +156,9 @@ class _RandomFunction:
             values[spec.key] = concrete_key(spec.name, values[spec.key], spec.batched_key)
         if spec.check is not None:
             values.update(spec.check(spec.name, values) or {})
-        with np.errstate(over="ignore"):  # uint32 arithmetic on 0-d values wraps, as intended
+        # uint32 arithmetic on 0-d values wraps, as intended; the rejection samplers divide
+        # by zero and make NaNs in draws they then reject (JAX warns of none of these)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             return self.fn(**values)
 
     def function_for(self, arg_types, program):
@@ -899,3 +901,29 @@ def check_scalar_int(*params):
             if v < 0:
                 raise ValueError(f"{name}: {p} must be non-negative, got {v}")
     return check
+
+
+def check_multinomial(name, args):
+    """p has the outcomes on its last axis; their number must be known when the code is
+    generated (one binomial each), so compiled code with p computed at run time passes
+    shape=."""
+    p, n, shape = args["p"], args["n"], args["shape"]
+    if is_dynamic(p):
+        if shape is None:
+            raise TypeError(f"{name}: p must be known when the code is generated (the "
+                            f"number of outcomes comes from its shape), got {p}; for p "
+                            f"computed at run time, pass shape= (a static tuple)")
+        if _rank_of(p) is None or _rank_of(p) < 1:
+            raise ValueError(f"{name}: p must have at least one dimension, got {p}")
+        return
+    p_shape = _shape_of(p)
+    if p_shape is None or len(p_shape) < 1:
+        raise ValueError(f"{name}: p must have at least one dimension (the outcomes), got "
+                         f"shape {p_shape}")
+    shape = p_shape if shape is None else canonical_shape(name, shape)
+    if len(shape) < 1:
+        raise ValueError(f"{name}: shape must have at least one dimension (the outcomes)")
+    check_broadcast(name, shape, p_shape)
+    n_shape = _shape_of(n)
+    if n_shape is not None:
+        check_broadcast(name, shape[:-1], n_shape)
