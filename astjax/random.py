@@ -48,7 +48,7 @@ from ._src.random import samplers as _s
 from ._src.random import threefry as _tf
 from ._src.random.checks import random_function
 
-__all__ = ["PRNGKey", "key", "key_data", "split", "fold_in", "bits", "uniform", "normal",
+__all__ = ["PRNGKey", "key", "key_data", "key_impl", "split", "fold_in", "bits", "uniform", "normal",
            "truncated_normal", "bernoulli", "randint", "choice", "permutation", "categorical",
            "gumbel", "exponential", "laplace", "logistic", "multivariate_normal", "gamma",
            "loggamma", "beta", "dirichlet", "wrap_key_data", "clone", "cauchy", "lognormal",
@@ -76,6 +76,12 @@ def key(seed):
 def key_data(keys):
     """The uint32 data of a key (or of an array of keys ``(..., 2)``): the key itself."""
     return keys
+
+
+@random_function("key_impl", batched_key=True, key="keys")
+def key_impl(keys):
+    """The name of the keys' PRNG implementation: always ``"threefry2x32"``."""
+    return "threefry2x32"
 
 
 @random_function("wrap_key_data", batched_key=True, key="key_bits_array")

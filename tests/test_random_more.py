@@ -140,6 +140,13 @@ def test_argument_errors_as_jax():
     assert random.orthogonal(key, 2, (4,), m=5).shape == (4, 2, 5)
 
 
+def test_key_impl():
+    assert random.key_impl(random.PRNGKey(0)) == "threefry2x32"  # as JAX's, batched too
+    assert random.key_impl(random.split(random.PRNGKey(0), 3)) == "threefry2x32"
+    with pytest.raises(TypeError, match="uint32 array of shape"):
+        random.key_impl(jnp.zeros(3, jnp.uint32))
+
+
 def derived_draws(key, x):
     k = random.split(key, 5)
     return (random.wald(k[0], 1.5, (3,)), random.geometric(k[1], 0.3, (3,)),

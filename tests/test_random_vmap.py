@@ -239,8 +239,8 @@ SAMPLERS = [uniform, normal, truncated_normal, bernoulli, randint, choice, permu
 
 
 def test_every_public_sampler_is_covered():
-    public = set(random.__all__) - {"PRNGKey", "key", "key_data", "wrap_key_data", "clone",
-                                    "loggamma"}  # loggamma: gamma's code, as beta's draws
+    public = set(random.__all__) - {"PRNGKey", "key", "key_data", "key_impl", "wrap_key_data",
+                                    "clone", "loggamma"}  # loggamma: gamma's code, as beta's
     assert public == {f.__name__ for f in SAMPLERS}
 
 
