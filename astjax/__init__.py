@@ -16,6 +16,7 @@ from ._src.ad.checkpoint import checkpoint, remat
 from ._src.ad.jacobian import hessian, jacfwd, jacrev
 from ._src.ad.custom import custom_jvp, custom_vjp
 from ._src.batching.api import vmap
+from ._src.batching.pmap import pmap
 from ._src.shapes_api import ShapeDtypeStruct, eval_shape, typeof
 from ._src.callbacks import pure_callback
 from ._src.misc_api import (clear_caches, closure_convert, custom_gradient, ensure_compile_time_eval,

@@ -7,3 +7,7 @@ def apply1(f, x):
 
 def apply2(f, x, y):
     return f(x, y)
+
+
+def apply3(f, x, y, z):
+    return f(x, y, z)

@@ -6,7 +6,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax._src.ops.registry import REGISTRY
 
-from .apply import apply1, apply2
+from .apply import apply1, apply2, apply3
 
 ELEMENTWISE = sorted(n for n, op in REGISTRY.items() if op.family == "elementwise")
 # inputs inside each function's domain
@@ -18,6 +18,7 @@ DOMAIN = {"arccosh": (1.1, 3.0), "arcsin": (-0.9, 0.9), "arccos": (-0.9, 0.9),
 NO_FLOAT = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert"}
 jit1 = astjax.jit(apply1, static_argnums=0)
 jit2 = astjax.jit(apply2, static_argnums=0)
+jit3 = astjax.jit(apply3, static_argnums=0)
 
 
 def sample(name, dtype, shape, seed):
@@ -60,7 +61,7 @@ def test_elementwise_against_numpy(name, dtype):
             op(*args)
         return
     eager = op(*args)
-    compiled = (jit1 if n == 1 else jit2)(op, *args)
+    compiled = (jit1, jit2, jit3)[n - 1](op, *args)
     for got in (eager, compiled):
         assert got.dtype == expected.dtype, (name, got.dtype, expected.dtype)
         assert got.shape == expected.shape

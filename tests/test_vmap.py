@@ -169,6 +169,9 @@ SAMPLES = _elementwise_samples() + [
     ("gammaln", "jss.gammaln(a)", [F(2, 3, **POS)]),  # ops of astjax.scipy.special
     ("digamma", "jss.digamma(a)", [F(2, 3, **POS)]),
     ("polygamma", "jss.polygamma(b, a)", [F(2, 3, **POS), I(3, lo=0, hi=3)]),
+    ("igamma", "jss.gammainc(a, b)", [F(2, 3, **POS), F(3, **POS)]),
+    ("igammac", "jss.gammaincc(a, b)", [F(2, 3, **POS), F(3, **POS)]),
+    ("betainc", "jss.betainc(a, b, c)", [F(2, 3, **POS), F(3, **POS), F(3, lo=0.1, hi=0.9)]),
     ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
     ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
     ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),

@@ -65,6 +65,7 @@ class Vmapped(Jitted):
 
     # --- checks on concrete arguments (JAX's errors) ---------------------------------------
     def _check_sizes(self, args):
+        """JAX's errors for mapped axes of different sizes; returns the mapped size."""
         types_ = [_value_type(a) for a in args]
         axes = _arg_axes(self.in_axes, types_, self.fun)
         sizes = []  # (size, description)
@@ -86,7 +87,7 @@ class Vmapped(Jitted):
                 raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped: "
                                  f"axis_size is {self.axis_size} but "
                                  + "; ".join(f"{d} has size {n}" for n, d in sizes))
-            return
+            return self.axis_size
         if not sizes:
             raise ValueError("vmap must have at least one non-None value in in_axes")
         distinct = sorted({n for n, _ in sizes})
@@ -104,6 +105,7 @@ class Vmapped(Jitted):
                                  f"  * some axes ({len(ds)} of them) had size {n}, e.g. {ds[0]}")
             raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                              + ";\n".join(lines))
+        return distinct[0]
 
     # --- the generated function --------------------------------------------------------------
     def function_for(self, arg_types, program):

@@ -84,13 +84,15 @@ def _betainc(a, b, x):
     return np.where(nan | np.isnan(a) | np.isnan(b) | np.isnan(x), np.nan, out)
 
 
-# the regularized incomplete gamma functions P and Q and the incomplete beta function,
-# without derivatives: lax's custom_jvp functions (lax/incomplete.py) give them
-igamma = elementwise("igamma", _in_double(_igamma), nin=2, inexact=True, dtype_check=_real)
+# the regularized incomplete gamma functions P and Q and the incomplete beta function, not
+# differentiable as ops: only lax's custom_jvp functions (lax/incomplete.py) call them, and
+# their rules give the derivatives
+igamma = elementwise("igamma", _in_double(_igamma), nin=2, inexact=True, dtype_check=_real,
+                     differentiable=False)
 igammac = elementwise("igammac", _in_double(_igammac), nin=2, inexact=True,
-                      dtype_check=_real)
+                      dtype_check=_real, differentiable=False)
 betainc = elementwise("betainc", _in_double(_betainc), nin=3, inexact=True,
-                      dtype_check=_real)
+                      dtype_check=_real, differentiable=False)
 igamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.igamma({args[0]}, {args[1]})"
 betainc.rules["numba_scalar"] = \
     lambda args, dtype: f"_rt.betainc({args[0]}, {args[1]}, {args[2]})"
