@@ -3,6 +3,7 @@ lists) differentiates them: pop at an index, item assignment, extend and +=, bui
 lists of pairs passed to helpers, a list filled by a callee. Checked against finite
 differences (check_grads: jvp and vjp) and closed forms."""
 import numpy as np
+import pytest
 
 import astjax
 import astjax.numpy as jnp
@@ -65,6 +66,17 @@ def queue_through_callees(x):
     return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 8.0)[:, None])
 
 
+def pop_past_the_end(x):
+    hs = [x, x * 2.0]
+    return jnp.sum(hs.pop(2))
+
+
+def item_assigned_past_the_end(x, i):
+    hs = [x, x * 2.0]
+    hs[i] = x
+    return jnp.sum(hs[0])
+
+
 def test_pop_at_an_index(x64):
     x = X
     # a = x, b = 2x, hs[0] = sin x;  a = x, b = 3x;  a = 3x
@@ -74,6 +86,11 @@ def test_pop_at_an_index(x64):
     for fn in (pop_front_and_back, pop_from_a_list_built_in_a_loop, pop_only,
                pop_at_a_loop_index_in_an_expression, queue_through_callees):
         check_grads(fn, (x,), order=1)
+    # an index past the end is an IndexError at the user's line (it popped the last one)
+    for fn, args in [(pop_past_the_end, (x,)), (item_assigned_past_the_end, (x, 2))]:
+        for transformed in (astjax.jit(fn), grad(fn)):
+            with pytest.raises(IndexError, match=r"test_grad_lists.py:\d+: pop from empty"):
+                transformed(*args)
 
 
 # --- item assignment -----------------------------------------------------------------------

@@ -20,9 +20,11 @@ import gast
 
 from .naming import const, copy_loc, load, store
 
+# (an index past the end pops more elements than there are: an IndexError, as in Python)
 _POP_AT = """
 N = len(LST)
 J = IDX
+J = J if J < N else -1 - N
 TAIL = []
 for K in range(N - 1 - J):
     TAIL.append(LST.pop())
@@ -33,6 +35,7 @@ for K in range(N - 1 - J):
 _SET_AT = """
 N = len(LST)
 J = IDX
+J = J if J < N else -1 - N
 TAIL = []
 for K in range(N - 1 - J):
     TAIL.append(LST.pop())
