@@ -418,7 +418,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     loc and scale's broadcast shape) followed by loc and scale's broadcast shape, as JAX's."""
     dtype = _c.float_dtype("double_sided_maxwell", dtype)
     shape = _c.canonical_shape("double_sided_maxwell", shape)
-    shape = _d.sided_maxwell_shape("double_sided_maxwell", shape, loc, scale)
+    shape = _d.sided_maxwell_shape("double_sided_maxwell", shape, np.shape(loc),
+                                   np.shape(scale))
     return _d.double_sided_maxwell(key, loc, scale, shape, dtype, _c.partitionable())
 
 

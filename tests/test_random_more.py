@@ -194,3 +194,33 @@ def test_counts_compile():
         for got, want in zip(jitted(key, jnp.float32(lam)), counts(key, lam)):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# JAX's d/db sum(sampler(PRNGKey(1), b, shape=(3,))) at b = 2.5 (b: the parameter below)
+GRADIENTS = {
+    "pareto": -0.401680052280426,
+    "wald": 0.5497702956199646,
+    "rayleigh": 3.675293207168579,
+    "lognormal": -0.09707722812891006,
+    "weibull_min": 0.17766334116458893,
+    "triangular": 1.1790646314620972,
+    "double_sided_maxwell": -0.5215348601341248,
+}
+
+
+def sum_of_draws(b, key, name):
+    return jnp.sum({"pareto": lambda: random.pareto(key, b, (3,)),
+                    "wald": lambda: random.wald(key, b, (3,)),
+                    "rayleigh": lambda: random.rayleigh(key, b, (3,)),
+                    "lognormal": lambda: random.lognormal(key, b, (3,)),
+                    "weibull_min": lambda: random.weibull_min(key, 1.0, b, (3,)),
+                    "triangular": lambda: random.triangular(key, 0.0, b * 0.3, b, (3,)),
+                    "double_sided_maxwell": lambda: random.double_sided_maxwell(key, 0.0, b,
+                                                                                (3,)),
+                    }[name]())
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradients_of_reparameterized_samples(name):
+    got = astjax.grad(sum_of_draws)(jnp.float32(2.5), random.PRNGKey(1), name)
+    np.testing.assert_allclose(float(got), GRADIENTS[name], rtol=1e-6)

@@ -24,10 +24,10 @@ def eps(dtype):
 
 
 @static_helper
-def sided_maxwell_shape(name, shape, loc, scale):
+def sided_maxwell_shape(name, shape, loc_shape, scale_shape):
     """double_sided_maxwell's shape: ``shape`` (or, if empty, the parameters' broadcast
     shape) followed by the parameters' broadcast shape, as JAX's."""
-    params = _c.broadcast_shapes(name, np.shape(loc), np.shape(scale))
+    params = _c.broadcast_shapes(name, loc_shape, scale_shape)
     return (tuple(shape) or params) + params
 
 
