@@ -69,6 +69,31 @@ def test_methods_and_indexing():
         x.frobnicate()
 
 
+def _jax_methods(x):
+    return (x.sort(axis=-1), x.argsort(), x.diagonal(), x.take(jnp.array([0, 2]), axis=1),
+            x[0].searchsorted(2.5), x.compress(jnp.array([True, False]), axis=0, size=1),
+            x.ptp(axis=1), x.nonzero(size=6)[1], x.argpartition(1, axis=1)[:, :1], x.real, x.mT)
+
+
+def test_methods_jax_arrays_have_run_eagerly_and_compiled():
+    """x.sort(), x.take(...), x.real, x.mT, ... as JAX's Array has them (they raised
+    AttributeError eagerly, and x.sort() 'arrays have no method' in compiled code), and
+    their derivatives reach x."""
+    m = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], np.float32)
+    want = (np.sort(m), np.argsort(m), np.diagonal(m), m[:, [0, 2]], 2, m[:1], np.ptp(m, 1),
+            [0, 1, 2, 1, 2, 0], [[1], [0]], m, m.T)
+    for got in (_jax_methods(jnp.asarray(m)), astjax.jit(_jax_methods)(m)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    z = jnp.array([1 + 2j, 3 - 1j])
+    np.testing.assert_array_equal(z.real, [1, 3])
+    np.testing.assert_array_equal(z.imag, [2, -1])
+    g = astjax.grad(lambda x: x.sort()[:, -1].sum() + x.diagonal().sum() + x.ptp(axis=1).sum())
+    np.testing.assert_array_equal(g(m), [[3, -1, 0], [-1, 3, 0]])
+    np.testing.assert_array_equal(jnp.array([0, 1]).choose([np.float32([1, 2]),
+                                                            np.float32([3, 4])]), [1, 4])
+
+
 def test_pickle_round_trip():
     x = jnp.arange(3.0)
     y = pickle.loads(pickle.dumps(x))

@@ -42,6 +42,7 @@ from ._ufunc import frompyfunc, ufunc  # noqa: E402,F401
 from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
 from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
 from . import fft, linalg  # noqa: E402,F401
+from . import _methods  # noqa: E402,F401  (x.sort(), x.take(), ...)
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.select, select),

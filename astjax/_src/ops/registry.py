@@ -176,6 +176,11 @@ def register_method(method_name, op_name=None):
     METHODS[method_name] = op_name or method_name
 
 
+# Array method name (x.sort) -> the astjax.numpy function (not an op) it calls with the array
+# first: filled by astjax/numpy/_methods.py
+FUNCTION_METHODS = {}
+
+
 def op_for_object(obj):
     return _BY_OBJECT.get(id(obj))
 

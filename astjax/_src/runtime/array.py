@@ -140,6 +140,18 @@ class Array:
         return _op("transpose")(self)
 
     @property
+    def mT(self):
+        return _op("matrix_transpose")(self)
+
+    @property
+    def real(self):
+        return _op("real")(self)
+
+    @property
+    def imag(self):
+        return _op("imag")(self)
+
+    @property
     def at(self):
         from ..ops.indexing import IndexUpdateHelper
         return IndexUpdateHelper(self)
@@ -268,10 +280,13 @@ class Array:
     def __getattr__(self, name):
         if name == "_value":  # not on the host yet, or deleted: see the module docstring
             return self._resolve()
-        from ..ops.registry import METHODS
+        from ..ops.registry import FUNCTION_METHODS, METHODS
         op_name = METHODS.get(name)
         if op_name is None:
-            raise AttributeError(f"'Array' object has no attribute {name!r}")
+            fn = FUNCTION_METHODS.get(name)  # x.sort(): jnp.sort(x)
+            if fn is None:
+                raise AttributeError(f"'Array' object has no attribute {name!r}")
+            return lambda *args, **kwargs: fn(self, *args, **kwargs)
         op = _op(op_name)
         return lambda *args, **kwargs: op(self, *args, **kwargs)
 
