@@ -1089,12 +1089,13 @@ class FunctionTyper:
                 return custom_closures.define_rule(self, node, custom, f.attr, args, kwargs)
         if isinstance(t, ArrayType):
             name = METHODS.get(f.attr)
-            method = f.attr[len(METHOD_CALL):] if f.attr.startswith(METHOD_CALL) else f.attr
+            rewritten = f.attr.startswith(ARRAY_METHOD_CALL)
+            method = f.attr[len(ARRAY_METHOD_CALL):] if rewritten else f.attr
             if name is None and method in FUNCTION_METHODS:
-                if not f.attr.startswith(METHOD_CALL):  # rewritten once: `x._astjax_m_sort(x)`
+                if not rewritten:  # rewritten once: `x._astjax_array_sort(x)`
                     node.args.insert(0, gast.Name(id=f.value.id, ctx=gast.Load(),
                                                   annotation=None, type_comment=None))
-                    node.func = gast.Attribute(value=f.value, attr=METHOD_CALL + method,
+                    node.func = gast.Attribute(value=f.value, attr=ARRAY_METHOD_CALL + method,
                                                ctx=gast.Load())
                     args = [self.atom(node.args[0], env)] + args  # (typed, as any argument)
                 return self.user_call(node, FUNCTION_METHODS[method], args, kwargs)
@@ -1286,7 +1287,7 @@ def is_array_value(value):
 _NOT_FOLDED = object()
 CLOSURE_CALL = "_astjax_closure_call"
 REPLACE_CALL = "_astjax_replace"  # p._replace(w=v) of a namedtuple, rewritten
-METHOD_CALL = "_astjax_m_"  # x.sort() of an array, rewritten: x._astjax_m_sort(x)
+ARRAY_METHOD_CALL = "_astjax_array_"  # x.sort() of an array, rewritten: x._astjax_array_sort(x)
 METHOD_CALL = "_astjax_method_"  # m.f(x) of a pytree m, rewritten as m.<this>f(m, x)
 # grad, jit, vmap, ... build their transform when the code is generated: a closure's
 # captured values exist only at run time
