@@ -66,6 +66,16 @@ def queue_through_callees(x):
     return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 8.0)[:, None])
 
 
+def pop_after_slicing(x):
+    """``hs = hs[1:]`` makes the list again under the same name."""
+    hs = []
+    for i in range(3):
+        hs.append(x * (i + 1.0))
+    hs = hs[1:]
+    b = hs.pop()
+    return jnp.sum(b * hs[0])
+
+
 def pop_past_the_end(x):
     hs = [x, x * 2.0]
     return jnp.sum(hs.pop(2))
@@ -83,8 +93,10 @@ def test_pop_at_an_index(x64):
     np.testing.assert_allclose(grad(pop_front_and_back)(x), 4 * x + np.cos(x), rtol=1e-6)
     np.testing.assert_allclose(grad(pop_from_a_list_built_in_a_loop)(x), 6 * x, rtol=1e-6)
     np.testing.assert_allclose(grad(pop_only)(x), 6 * x, rtol=1e-6)
+    np.testing.assert_allclose(grad(pop_after_slicing)(x), 12 * x, rtol=1e-6)
     for fn in (pop_front_and_back, pop_from_a_list_built_in_a_loop, pop_only,
-               pop_at_a_loop_index_in_an_expression, queue_through_callees):
+               pop_after_slicing, pop_at_a_loop_index_in_an_expression,
+               queue_through_callees):
         check_grads(fn, (x,), order=1)
     # an index past the end is an IndexError at the user's line (it popped the last one)
     for fn, args in [(pop_past_the_end, (x,)), (item_assigned_past_the_end, (x, 2))]:

@@ -400,7 +400,8 @@ def _remade_lists_renamed(body, names):
     made = set()
     for k, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and
-                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List)):
+                isinstance(s.targets[0], gast.Name) and (isinstance(s.value, gast.List) or
+                                                         _slice_of(s.value, made))):
             continue
         name = s.targets[0].id
         if name in made:
@@ -410,6 +411,12 @@ def _remade_lists_renamed(body, names):
                 _rename(later, {name: new})
             name = new
         made.add(name)
+
+
+def _slice_of(value, lists):
+    """``xs[a:b]`` of one of ``lists`` (``hs = hs[1:]`` makes the list again too)."""
+    return isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice) and \
+        isinstance(value.value, gast.Name) and value.value.id in lists
 
 
 def _grown_list_displays_as_appends(fdef, names, parsed=None):
