@@ -129,6 +129,12 @@ def item_updated_from_both_ends(x):
     return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
 
 
+def item_assigned_in_a_list_argument(params, x):
+    params[0] = params[0] * x
+    params[-1] = jnp.sin(params[-1])
+    return jnp.sum(params[0] * params[1])
+
+
 def test_item_assignment(x64):
     x = X
     np.testing.assert_allclose(grad(item_assigned_at_loop_indices)(x),
@@ -136,6 +142,12 @@ def test_item_assignment(x64):
     for fn in (item_assigned_at_loop_indices, item_assigned_in_a_list_of_different_shapes,
                item_updated_from_both_ends):
         check_grads(fn, (x,), order=1)
+    params = [x * 2.0, x + 1.0]
+    g = grad(item_assigned_in_a_list_argument, argnums=(0, 1))(params, x)
+    np.testing.assert_allclose(g[0][0], x * np.sin(x + 1.0), rtol=1e-12)
+    np.testing.assert_allclose(g[0][1], 2 * x * x * np.cos(x + 1.0), rtol=1e-12)
+    np.testing.assert_allclose(g[1], 2 * x * np.sin(x + 1.0), rtol=1e-12)
+    check_grads(item_assigned_in_a_list_argument, (params, x), order=1)
 
 
 # --- extend and += ------------------------------------------------------------------------

@@ -664,6 +664,8 @@ class FunctionTyper:
         if method == "set" and (isinstance(x, TreeType) and x.node_type is dict or
                                 isinstance(x, Static) and type(x.value) is dict):
             return self.dict_set(node, x, env)
+        if method == "set" and isinstance(x, SequenceType) and x.kind == "list":
+            return self.list_set(node, x, env)
         if not isinstance(x, ArrayType):
             raise self.error(node, f".at[] needs an array, got {x}")
         index = self.index_param(sub.slice, env)
@@ -804,6 +806,23 @@ class FunctionTyper:
                               type_comment=None)
         node.args, node.keywords = list(passed), []
         return self.user_call(node, helper, list(types), {})
+
+    def list_set(self, node, xs, env):
+        """``xs[i] = v`` on a list of known length (a parameter: desugaring rewrites those
+        the function makes) with a constant ``i``: a new list, ``v`` in ``i``'s place."""
+        sub = node.func.value
+        index = self.atom(sub.slice, env)
+        n = len(xs.elts)
+        if not (isinstance(index, Static) and type(index.value) is int):
+            raise self.error(node, f"assigning to a list passed in needs a constant index "
+                             f"here, got {index}")
+        if not -n <= index.value < n:
+            raise self.error(node, "list assignment index out of range")
+        k = index.value % n
+        items = ", ".join("v" if j == k else f"xs[{j}]" for j in range(n))
+        value = node.args[0]
+        return self.call_generated(node, f"def list_set(xs, v):\n    return [{items}]\n",
+                                   [sub.value.value, value], [xs, self.atom(value, env)])
 
     def dict_set(self, node, d, env):
         """``d[k] = v`` on a dict (desugared as ``d = d.at[k].set(v)``, as for arrays): a new
