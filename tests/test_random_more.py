@@ -224,3 +224,23 @@ def sum_of_draws(b, key, name):
 def test_gradients_of_reparameterized_samples(name):
     got = astjax.grad(sum_of_draws)(jnp.float32(2.5), random.PRNGKey(1), name)
     np.testing.assert_allclose(float(got), GRADIENTS[name], rtol=1e-6)
+
+
+# jax.grad in the shape parameter with PRNGKey(1), JAX 0.10.2: an implicit derivative
+# (lax.random_gamma_grad), not the one through the rejection loop (gamma's at 2.5 gave 3.155)
+SHAPE_GRADIENTS = [
+    (lambda a, k: jnp.sum(random.gamma(k, a, (3,))), 2.5, 3.1465044),
+    (lambda a, k: jnp.sum(random.gamma(k, a, (3,))), 0.4, 1.6306304),
+    (lambda a, k: jnp.sum(random.loggamma(k, a, (2,))), 0.7, 5.9387026),
+    (lambda a, k: jnp.sum(random.beta(k, a, 2.0, (3,))), 1.5, 0.5127335),
+    (lambda a, k: jnp.sum(random.t(k, a, (3,))), 3.0, -0.87153417),
+    (lambda a, k: random.dirichlet(k, a, shape=())[0], np.float32([0.5, 2.0, 3.0]),
+     [0.0268256, -0.00047154, -0.00072488]),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SHAPE_GRADIENTS)))
+def test_gamma_family_gradients_in_the_shape_are_jax_implicit_ones(k):
+    f, a, want = SHAPE_GRADIENTS[k]
+    got = astjax.grad(f)(jnp.asarray(a, jnp.float32), random.PRNGKey(1))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, atol=1e-8)  # (as printed)

@@ -172,6 +172,7 @@ SAMPLES = _elementwise_samples() + [
     ("igamma", "jss.gammainc(a, b)", [F(2, 3, **POS), F(3, **POS)]),
     ("igammac", "jss.gammaincc(a, b)", [F(2, 3, **POS), F(3, **POS)]),
     ("betainc", "jss.betainc(a, b, c)", [F(2, 3, **POS), F(3, **POS), F(3, lo=0.1, hi=0.9)]),
+    ("random_gamma_grad", "astjax.lax.random_gamma_grad(a, b)", [F(2, 3, **POS), F(3, **POS)]),
     ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
     ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
     ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),

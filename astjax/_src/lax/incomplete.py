@@ -16,6 +16,7 @@ from ..ad.custom import custom_jvp
 from ..ad.api import jvp
 from ..ops.special import betainc as _betainc_op, digamma, gammaln
 from ..ops.special import igamma as _igamma_op, igammac as _igammac_op
+from ..ops.special import random_gamma_grad as _random_gamma_grad_op
 from ..random.checks import static_helper  # evaluated while generating code
 from .control_flow import while_loop
 
@@ -50,8 +51,8 @@ def _inexact_of(dtype):
 # ---- the incomplete gamma function -------------------------------------------------------
 
 def _igamma_series(ax, x, a, enabled, eps, mode):
-    """The series of P(a, x) (``mode`` "value"), of its derivative in ``a``
-    ("derivative"), or of the derivative of a gamma sample in ``a`` ("sample")."""
+    """The series of P(a, x) (``mode`` "value") or of its derivative in ``a``
+    ("derivative"); special_kernels.random_gamma_grad follows the derivative's terms."""
     def not_done(state):
         return jnp.any(state[0])
 
@@ -75,9 +76,7 @@ def _igamma_series(ax, x, a, enabled, eps, mode):
     if mode == "value":
         return ans * ax / a
     dlogax_da = jnp.log(x) - digamma(a + 1)
-    if mode == "derivative":
-        return ax * (ans * dlogax_da + dans_da) / a
-    return -(dans_da + ans * dlogax_da) * x / a
+    return ax * (ans * dlogax_da + dans_da) / a
 
 
 def _igammac_fraction(ax, x, a, enabled, eps, mode):
@@ -133,9 +132,7 @@ def _igammac_fraction(ax, x, a, enabled, eps, mode):
     if mode == "value":
         return ans * ax
     dlogax_da = jnp.log(x) - digamma(a)
-    if mode == "derivative":
-        return ax * (ans * dlogax_da + dans_da)
-    return -(dans_da + ans * dlogax_da) * x
+    return ax * (ans * dlogax_da + dans_da)
 
 
 def _setup(a, x):
@@ -146,14 +143,14 @@ def _setup(a, x):
             jnp.exp(log_ax), log_ax < -log_max)
 
 
-def _in_a(a, x, mode):
-    """The derivative of igamma in ``a`` (``mode`` "derivative"), or that of a gamma sample
-    ("sample")."""
+def _in_a(a, x):
+    """The derivative of igamma in ``a``."""
     a, x = _floats(a, x)
     eps, is_nan, x_zero, _, _, ax, underflow = _setup(a, x)
     domain_error = jnp.logical_or(x < 0, a <= 0)
     use_igammac = jnp.logical_and(x > 1, x > a)
     enabled = ~(x_zero | domain_error | underflow | is_nan)
+    mode = "derivative"
     out = jnp.where(use_igammac,
                     -_igammac_fraction(ax, x, a, enabled & use_igammac, eps, mode),
                     _igamma_series(ax, x, a, enabled & ~use_igammac, eps, mode))
@@ -163,12 +160,14 @@ def _in_a(a, x, mode):
 
 def igamma_grad_a(a, x):
     """The derivative of ``igamma(a, x)`` in ``a``."""
-    return _in_a(a, x, "derivative")
+    return _in_a(a, x)
 
 
 def random_gamma_grad(a, x):
-    """The derivative in ``a`` of a Gamma(a) sample ``x`` (implicit reparameterization)."""
-    return _in_a(a, x, "sample")
+    """The derivative in ``a`` of a Gamma(a) sample ``x`` (implicit reparameterization): an
+    op, per element (special_kernels.py: the series and fraction below, in float64)."""
+    a, x = _floats(a, x)
+    return _random_gamma_grad_op(a, x)
 
 
 def _igamma_tangent(a, x, ta, tx):

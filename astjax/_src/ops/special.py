@@ -84,6 +84,14 @@ def _betainc(a, b, x):
     return np.where(nan | np.isnan(a) | np.isnan(b) | np.isnan(x), np.nan, out)
 
 
+def _random_gamma_grad(a, x):
+    """JAX's random_gamma_grad, element by element (the Numba kernel: no SciPy function
+    computes it)."""
+    from ..backends.numba_cpu.special_kernels import random_gamma_grad_array
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    return random_gamma_grad_array(a.ravel(), x.ravel()).reshape(a.shape)
+
+
 # the regularized incomplete gamma functions P and Q and the incomplete beta function, not
 # differentiable as ops: only lax's custom_jvp functions (lax/incomplete.py) call them, and
 # their rules give the derivatives
@@ -93,7 +101,12 @@ igammac = elementwise("igammac", _in_double(_igammac), nin=2, inexact=True,
                       dtype_check=_real, differentiable=False)
 betainc = elementwise("betainc", _in_double(_betainc), nin=3, inexact=True,
                       dtype_check=_real, differentiable=False)
+# the derivative of a Gamma(a) sample x in a (lax.random_gamma_grad), not differentiated
+random_gamma_grad = elementwise("random_gamma_grad", _in_double(_random_gamma_grad), nin=2,
+                                inexact=True, dtype_check=_real, differentiable=False)
 igamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.igamma({args[0]}, {args[1]})"
+random_gamma_grad.rules["numba_scalar"] = \
+    lambda args, dtype: f"_rt.random_gamma_grad({args[0]}, {args[1]})"
 betainc.rules["numba_scalar"] = \
     lambda args, dtype: f"_rt.betainc({args[0]}, {args[1]}, {args[2]})"
 igammac.rules["numba_scalar"] = lambda args, dtype: f"_rt.igammac({args[0]}, {args[1]})"
@@ -101,5 +114,5 @@ gammaln.rules["numba_scalar"] = lambda args, dtype: f"math.lgamma({args[0]})"
 digamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.digamma({args[0]})"
 polygamma.rules["numba_scalar"] = lambda args, dtype: f"_rt.polygamma({args[0]}, {args[1]})"
 
-for _op in (gammaln, digamma, polygamma, igamma, igammac, betainc):
+for _op in (gammaln, digamma, polygamma, igamma, igammac, betainc, random_gamma_grad):
     del NAMESPACE[_op.name]  # compiled code reaches them through REGISTRY

@@ -8,11 +8,15 @@ arrays ``B + (2,)``; the scalar draws inside the gamma sampler use a batch ``B``
 keys, everything else one key. Every function is compiled by ``jit`` as well as run
 eagerly, so no try/except, nested defs or value-dependent Python branches.
 """
+import functools
+
 import numpy as np
 
 import astjax.numpy as jnp
 
 # registers the VJP rule of the fma op used below
+from ..ad.custom import custom_jvp
+from ..lax.incomplete import random_gamma_grad
 from . import ad_rules  # noqa: F401
 from . import checks as _c
 from . import threefry as _tf
@@ -346,12 +350,33 @@ def _gamma_batch(keys, alpha, log_space, partitionable):
     return (d * V) * boost
 
 
+@functools.partial(custom_jvp, nondiff_argnums=(2, 3))
+def _gamma_draws(keys, alpha, log_space, partitionable):
+    return _gamma_batch(keys, alpha, log_space, partitionable)
+
+
+@_gamma_draws.defjvp
+def _gamma_draws_jvp(log_space, partitionable, primals, tangents):
+    """JAX's implicit derivative of a draw in its shape ``alpha`` (the sample's quantile
+    held fixed): lax.random_gamma_grad, not the derivative through the rejection loop."""
+    keys, alpha = primals
+    t_alpha = tangents[1]
+    sample = _gamma_draws(keys, alpha, log_space, partitionable)
+    if log_space:  # d log x = dx / x, x = 0 (underflow) read as the smallest normal
+        x = jnp.exp(sample)
+        x = jnp.where(x == 0.0, jnp.finfo(x.dtype).tiny, x)
+        slope = random_gamma_grad(alpha, x) / x
+    else:
+        slope = random_gamma_grad(alpha, sample)
+    return sample, t_alpha * slope
+
+
 def gamma(key, a, shape, dtype, log_space, partitionable):
     """Gamma(a) samples of ``shape`` (``a`` broadcast to it), one key per element."""
     a = jnp.broadcast_to(jnp.asarray(a).astype(dtype), shape)
     n = _tf.size(shape)
     keys = _tf.split(key, (n,), partitionable)
-    samples = _gamma_batch(keys, jnp.reshape(a, (n,)), log_space, partitionable)
+    samples = _gamma_draws(keys, jnp.reshape(a, (n,)), log_space, partitionable)
     return jnp.reshape(samples, shape)
 
 

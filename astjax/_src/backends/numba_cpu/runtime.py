@@ -9,7 +9,7 @@ from numba import njit, prange
 from numba.extending import overload
 
 from .special_kernels import (betainc, digamma, igamma, igammac,  # noqa: F401 (ops/special.py)
-                              polygamma)
+                              polygamma, random_gamma_grad)
 from .fft_kernels import fft_rows, irfft_rows, rfft_rows  # noqa: F401  (ops/fft.py)
 from .linalg_kernels import (cholesky_stack, det_stack, eig_stack, eigh_stack,  # noqa: F401
                              qr_stack, slogdet_stack, solve_stack, svd_stack)

@@ -7,6 +7,8 @@ inlined into the user's function, lax.igamma's loops over whole arrays took abou
 CPU to compile."""
 import math
 
+import numpy as np
+
 from numba import njit
 
 _OPTIONS = dict(cache=True, error_model="numpy")
@@ -274,3 +276,74 @@ def betainc(a, b, x):
                           - lbeta_small_a) / a
     out = _betainc_fraction(a, b, x) * factor
     return out if fast else 1.0 - out
+
+
+# --- the derivative of a Gamma(a) sample x in a (implicit reparameterization): JAX's
+# random_gamma_grad, the series or continued fraction of d/da of P(a, x) tracked along
+
+@njit(**_OPTIONS)
+def _sample_grad_series(a, x, log_ax):
+    r, c, ans, dc_da, dans_da = a, 1.0, 1.0, 0.0, 0.0
+    if not log_ax < -_LOG_MAX:  # (JAX's loops run unless P underflows)
+        while True:
+            r += 1.0
+            dc_da = dc_da * (x / r) - (c * x) / (r * r)
+            dans_da += dc_da
+            c *= x / r
+            ans += c
+            if not abs(dc_da / dans_da) > _MACHEP:
+                break
+    return -(dans_da + ans * (math.log(x) - digamma(a + 1.0))) * x / a
+
+
+@njit(**_OPTIONS)
+def _sample_grad_fraction(a, x, log_ax):
+    y = 1.0 - a
+    z = x + y + 1.0
+    pkm1, qkm1, pkm2, qkm2 = x + 1.0, z * x, 1.0, x
+    ans = pkm1 / qkm1
+    dpkm2, dqkm2, dpkm1, dqkm1 = 0.0, 0.0, 0.0, -x
+    dans_da = -ans * dqkm1 / qkm1
+    if not log_ax < -_LOG_MAX:  # (JAX's loops run unless P underflows)
+        for c in range(1, 2001):
+            y += 1.0
+            z += 2.0
+            yc = y * c
+            pk = pkm1 * z - pkm2 * yc
+            qk = qkm1 * z - qkm2 * yc
+            dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * c
+            dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * c
+            change = 1.0
+            if qk != 0.0:
+                ans = pk / qk
+                new = (dpk - ans * dqk) / qk
+                change = abs(new - dans_da)
+                dans_da = new
+            scale = _MACHEP if abs(pk) > 1.0 / _MACHEP else 1.0
+            pkm2, pkm1, qkm2, qkm1 = pkm1 * scale, pk * scale, qkm1 * scale, qk * scale
+            dpkm2, dqkm2, dpkm1, dqkm1 = dpkm1 * scale, dqkm1 * scale, dpk * scale, dqk * scale
+            if not change > _MACHEP:
+                break
+    return (dans_da + ans * (math.log(x) - digamma(a))) * x
+
+
+@njit(**_OPTIONS)
+def random_gamma_grad(a, x):
+    a, x = float(a), float(x)
+    if math.isnan(a) or math.isnan(x) or x < 0.0 or a <= 0.0:
+        return math.nan
+    if x == 0.0:
+        return 0.0
+    log_ax = _log_ax(a, x)
+    if x > 1.0 and x > a:
+        return _sample_grad_fraction(a, x, log_ax)
+    return _sample_grad_series(a, x, log_ax)
+
+
+@njit(**_OPTIONS)
+def random_gamma_grad_array(a, x):
+    """random_gamma_grad over flat float64 arrays (the python backend's op)."""
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = random_gamma_grad(a[i], x[i])
+    return out
