@@ -810,3 +810,23 @@ def test_an_inlined_callee_binds_its_literal_arguments(numba_backend):
         np.testing.assert_allclose(grad(x), expected, rtol=1e-5)
     (compiled,) = grad.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
+
+
+def _rounded(x):
+    return (jnp.round(x), jnp.round(x, 2), jnp.round(x, -1), x[:7].astype(jnp.int32).round(),
+            x.round(1))
+
+
+def test_round_compiles_as_numpy_rounds(numba_backend):
+    """jnp.round on Numba (it had no lowering: the function ran on the python backend),
+    half to even at any decimals, as NumPy's."""
+    x = np.float32([0.5, 1.5, 2.5, -0.5, 1.2345, -7.77, 123.456, np.nan, np.inf])
+    jitted = astjax.jit(_rounded)
+    got = jitted(x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba", compiled.fallback_reason
+    want = (np.round(x), np.round(x, 2), np.round(x, -1), np.round(x[:7].astype(np.int32)),
+            np.round(x, 1))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert g.dtype == w.dtype

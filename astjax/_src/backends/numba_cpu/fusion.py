@@ -21,7 +21,8 @@ from .scalar import cast, scalar_op, typed_literal
 _UNLOWERED = set()
 FUSABLE = {name for name, op in REGISTRY.items()
            if op.family == "elementwise" and name not in _UNLOWERED} | {
-    "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma", "broadcast_to"}
+    "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma", "broadcast_to",
+    "round"}
 REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
@@ -377,6 +378,8 @@ class Loop:
                     isinstance(like, gast.Name) and like.id in self.scalars):
                 self.shape_only[self.emitter.atom(like)] = as_array_type(types["z"])
             return self.operand(operands["d"], out_dtype)
+        if name == "round":
+            return self._rounded(node, self.operand(operands["x"], out_dtype), out_dtype)
         if name == "clip":
             text = self.operand(operands["arr"], promoted[0])
             low = operands.get("min", operands.get("a_min"))
@@ -426,6 +429,22 @@ class Loop:
                 self.leaves.setdefault(name, (t, marker))
                 text = self.leaves[name][1]
         return cast(text, t.dtype, dtype) if dtype is not None else text
+
+    def _rounded(self, node, x, dtype):
+        """NumPy's round: half to even at ``decimals`` digits (x * 10**d rounded, then
+        divided back; for d < 0, divided then multiplied); integers unchanged."""
+        decimals = anno.get(node, "param_nodes").get("decimals")
+        d = anno.get(decimals, "type").value if decimals is not None else 0
+        if dtype.kind in "iu" or d > np.log10(np.finfo(dtype).max):
+            return x
+        if dtype not in (np.float32, np.float64):
+            from .emitter import Unsupported
+            raise Unsupported(f"round of {dtype}")
+        if d == 0:
+            return f"np.rint({x})"
+        scale = typed_literal(10.0 ** abs(d), dtype)
+        return f"(np.rint({x} * {scale}) / {scale})" if d > 0 else \
+            f"(np.rint({x} / {scale}) * {scale})"
 
     # the nest
     def header(self):
