@@ -115,6 +115,23 @@ def _stdlib_dir():
 _INDEX = {}
 
 
+def _trusted_debug_call(value):
+    """A debug_callback op's call (a check on sizes that raises at run time, jnp code's
+    ``if a.shape[0] != n: raise ...``) whose function and constants the key pins: stored
+    by value."""
+    from ..debugging import DebugCall
+    from ..ir.types import Static
+    if not isinstance(value, DebugCall):
+        return False
+    for t in value.types:
+        if isinstance(t, Static) and not _literal(t.value):
+            where = _importable(t.value)
+            if where is None or not _trusted_module(where[0]):
+                return False
+    where = _importable(value.fn)
+    return where is not None and _trusted_module(where[0])
+
+
 def _importable(value):
     """(module, attribute path) that finds ``value`` itself again, or None."""
     from ..ops.registry import REGISTRY, Op
@@ -639,7 +656,7 @@ class SourceCache:
         for vid, (sname, value) in program.statics.items():
             if vid in by_id:
                 statics.append((sname, ("rec", by_id[vid])))
-            elif _literal(value):
+            elif _literal(value) or _trusted_debug_call(value):
                 statics.append((sname, ("value", value)))
             else:
                 ref = self.fpr.ref_of(value) or _find_static(self.arg_types, value)
