@@ -20,7 +20,7 @@ import inspect
 
 import gast
 
-from ..errors import TypeCheckError
+from ..errors import TypeCheckError, at_user_line, in_astjax
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
@@ -210,6 +210,20 @@ class ReverseMode(ListAdjoints):
 
     def error(self, node, message):
         return self.parsed.error(node, message, TypeCheckError)
+
+    def at_user_call(self, s, make):
+        """``make()``: a callee's derivative. An error raised inside astjax's own code while
+        it is generated (jnp.linalg.eig's refused derivative) names the user's call ``s``
+        when this function is the user's, as errors of astjax's code typed there do."""
+        try:
+            return make()
+        except (TypeError, ValueError, NotImplementedError) as e:
+            if in_astjax(self.parsed.filename):
+                raise
+            located = at_user_line(e, lambda message, cls: self.parsed.error(s, message, cls))
+            if located is None:
+                raise
+            raise located from None
 
     # --- names ---------------------------------------------------------------------------
     def ct(self, var, path=()):
@@ -501,8 +515,9 @@ class ReverseMode(ListAdjoints):
         if callee is None or id(s) not in self.top_level or \
                 s.targets[0].id not in self.useful or not self.has_float_input(s.value):
             return [anno.clean_copy(s)]
-        split = split_vjp_functions(callee, self.useful.get(s.targets[0].id),
-                                    self.call_wrt(s.value, callee), in_place=True)
+        split = self.at_user_call(s, lambda: split_vjp_functions(
+            callee, self.useful.get(s.targets[0].id), self.call_wrt(s.value, callee),
+            in_place=True))
         if split is None:
             return [anno.clean_copy(s)]
         pair, res = self.names.fresh("pair"), self.names.fresh("res")
@@ -992,8 +1007,8 @@ class ReverseMode(ListAdjoints):
             cts = (lambda k: _sub(load(r), (k,)))
         else:
             # only the elements used here (and, see call_wrt, the arguments that need it)
-            fn = vjp_function(callee, self.useful.get(target), self.call_wrt(value, callee),
-                              in_place=True)
+            fn = self.at_user_call(s, lambda: vjp_function(
+                callee, self.useful.get(target), self.call_wrt(value, callee), in_place=True))
             stmts.append(assign(r, _call(self.global_ref(fn, fn.__name__),
                                          args + [seed] + extra)))
             cts = (lambda k: _sub(load(r), (1, k)))
