@@ -1,4 +1,5 @@
 """User-facing errors. Every error raised at the user names their file and line."""
+import contextlib
 import functools
 import os
 
@@ -80,6 +81,21 @@ def package_dir():
 def in_astjax(filename):
     """Whether ``filename`` is one of astjax's own source files (not the user's)."""
     return isinstance(filename, str) and os.path.abspath(filename).startswith(package_dir())
+
+
+@contextlib.contextmanager
+def checks_at_user_call(parsed, node):
+    """Errors raised inside by a check of astjax's own code name the user's call ``node``
+    of ``parsed`` (when ``parsed`` is the user's code)."""
+    try:
+        yield
+    except (TypeError, ValueError, NotImplementedError) as e:
+        if in_astjax(parsed.filename):
+            raise
+        located = at_user_line(e, lambda message, cls: parsed.error(node, message, cls))
+        if located is None:
+            raise
+        raise located from None
 
 
 def at_user_line(e, located):

@@ -20,7 +20,7 @@ import inspect
 
 import gast
 
-from ..errors import TypeCheckError, at_user_line, in_astjax
+from ..errors import TypeCheckError, checks_at_user_call
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
@@ -215,15 +215,8 @@ class ReverseMode(ListAdjoints):
         """``make()``: a callee's derivative. An error raised inside astjax's own code while
         it is generated (jnp.linalg.eig's refused derivative) names the user's call ``s``
         when this function is the user's, as errors of astjax's code typed there do."""
-        try:
+        with checks_at_user_call(self.parsed, s):
             return make()
-        except (TypeError, ValueError, NotImplementedError) as e:
-            if in_astjax(self.parsed.filename):
-                raise
-            located = at_user_line(e, lambda message, cls: self.parsed.error(s, message, cls))
-            if located is None:
-                raise
-            raise located from None
 
     # --- names ---------------------------------------------------------------------------
     def ct(self, var, path=()):

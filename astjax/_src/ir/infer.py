@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from .. import dtypes, tree_util
-from ..errors import ShapeError, TypeCheckError, UserCodeError, at_user_line, in_astjax
+from ..errors import ShapeError, TypeCheckError, UserCodeError, checks_at_user_call
 from ..frontend import anf as anf_mod
 
 from ..frontend.desugar import LiftedFunction
@@ -1251,17 +1251,10 @@ class FunctionTyper:
                     raise
                 # a check on the argument types (lax.fori_loop's carry, ...): at this call
                 raise self.parsed.error(node, e.message, type(e)) from None
-        try:
+        # a check inside astjax's own code (jnp.select's lengths, an op's dtype rule
+        # reached through take_along_axis) names the user's call
+        with checks_at_user_call(self.parsed, node):
             spec = self.module.specialize(fn, tuple(arg_types), caller=(self.parsed, node))
-        except (TypeError, ValueError, NotImplementedError) as e:
-            # a check inside astjax's own code (jnp.select's lengths, an op's dtype rule
-            # reached through take_along_axis) names the user's call
-            if in_astjax(self.parsed.filename):
-                raise
-            located = at_user_line(e, lambda message, cls: self.parsed.error(node, message, cls))
-            if located is None:
-                raise
-            raise located from None
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
