@@ -1,5 +1,5 @@
-"""Bit-level and sorting ops that ``astjax.random`` needs: shifts, nextafter, frexp, ldexp,
-fma, argsort.
+"""Bit-level and sorting ops that ``astjax.random`` needs: shifts, the Threefry hash,
+nextafter, frexp, ldexp, fma, argsort.
 
 Shifts follow XLA (and so JAX), not C: a shift by the bit width or more gives 0
 (``right_shift`` of a negative signed value gives -1), where NumPy's result is
@@ -13,7 +13,8 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import ArrayType, SequenceType, as_array_type
 from .elementwise import _int_or_bool, _no_complex
-from .registry import Op, elementwise, elementwise_rule
+from ..random.threefry_hash import threefry2x32_hash
+from .registry import NAMESPACE, Op, elementwise, elementwise_rule
 from .shape import normalize_axis
 
 
@@ -51,6 +52,30 @@ right_shift = elementwise("right_shift", _right_shift, nin=2, numeric=True,
                           aliases=(np.right_shift,))
 left_shift.numpy_reference = np.left_shift
 right_shift.numpy_reference = np.right_shift
+
+
+def _threefry_operands(name, dtype):
+    if dtype != np.uint32:
+        raise TypeError(f"{name} hashes uint32 words, got {dtype}")
+
+
+def _threefry_word(i):
+    def impl(k1, k2, x0, x1):
+        with np.errstate(over="ignore"):  # 0-d arithmetic warns when it wraps, arrays don't
+            words = threefry2x32_hash(*(np.asarray(a, np.uint32) for a in (k1, k2, x0, x1)))
+        return np.asarray(words[i], np.uint32)[()]
+    return impl
+
+
+# Threefry-2x32's two output words of the key words and counter words (broadcast together).
+# Generated Numba code calls the hash compiled once (one call per word: LLVM inlines both
+# and computes the hash once); random/threefry.py builds JAX's key operations on them.
+threefry2x32_x0, threefry2x32_x1 = (
+    elementwise(f"threefry2x32_x{i}", _threefry_word(i), nin=4,
+                dtype_check=_threefry_operands, differentiable=False) for i in (0, 1))
+for _i, _op in enumerate((threefry2x32_x0, threefry2x32_x1)):
+    _op.rules["numba_scalar"] = lambda args, dtype, i=_i: f"_rt.threefry2x32({', '.join(args)})[{i}]"
+    del NAMESPACE[_op.name]  # not a jnp function: random/threefry.py calls the ops
 
 
 def _nextafter(x, y):

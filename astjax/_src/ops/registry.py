@@ -225,7 +225,7 @@ def elementwise_rule(out_dtype=None):
 def elementwise(name, impl, *, nin=1, out_dtype=None, inexact=False, numeric=False, aliases=(),
                 infix=None, differentiable=True, dtype_check=None):
     """Register an elementwise op taking ``nin`` array operands and no params."""
-    argnames = ["x", "y", "z"][:nin]
+    argnames = ["x", "y", "z", "w"][:nin]
     src = f"def {name}({', '.join(argnames)}): return _impl({', '.join(argnames)})"
     namespace = {"_impl": impl}
     exec(src, namespace)  # a wrapper with named operands, so signature binding works

@@ -1,7 +1,7 @@
 """Threefry-2x32 (20 rounds) and the key operations JAX builds on it, bit for bit.
 
 Everything is ``astjax.numpy`` code on uint32 arrays (arithmetic wraps), so it
-runs eagerly and compiles. A key is a uint32 array of shape ``B + (2,)``: one key
+runs eagerly and compiles; the hash itself is a pair of ops (``ops/bits.py``). A key is a uint32 array of shape ``B + (2,)``: one key
 (``B == ()``) in the public API, a batch of keys inside the gamma sampler; every
 function here maps over the batch.
 
@@ -17,50 +17,14 @@ import numpy as np
 
 import astjax.numpy as jnp
 
-from ..api import jit
+from ..ops import bits as _bits
 from . import checks as _c
-
-_PARITY = np.uint32(0x1BD11BDA)
-
-
-def _rotl(v, d):
-    return jnp.left_shift(v, d) | jnp.right_shift(v, 32 - d)
-
-
-def _four_rounds(x0, x1, r0, r1, r2, r3):
-    x0 = x0 + x1
-    x1 = _rotl(x1, r0) ^ x0
-    x0 = x0 + x1
-    x1 = _rotl(x1, r1) ^ x0
-    x0 = x0 + x1
-    x1 = _rotl(x1, r2) ^ x0
-    x0 = x0 + x1
-    x1 = _rotl(x1, r3) ^ x0
-    return x0, x1
 
 
 def threefry2x32(k1, k2, x0, x1):
     """The Threefry-2x32 block cipher, 20 rounds: key words ``k1, k2``, counter words
     ``x0, x1`` (uint32 arrays, broadcast together). Returns the two output words."""
-    k3 = k1 ^ k2 ^ _PARITY
-    x0 = x0 + k1
-    x1 = x1 + k2
-    x0, x1 = _four_rounds(x0, x1, 13, 15, 26, 6)
-    x0 = x0 + k2
-    x1 = x1 + k3 + np.uint32(1)
-    x0, x1 = _four_rounds(x0, x1, 17, 29, 16, 24)
-    x0 = x0 + k3
-    x1 = x1 + k1 + np.uint32(2)
-    x0, x1 = _four_rounds(x0, x1, 13, 15, 26, 6)
-    x0 = x0 + k1
-    x1 = x1 + k2 + np.uint32(3)
-    x0, x1 = _four_rounds(x0, x1, 17, 29, 16, 24)
-    x0 = x0 + k2
-    x1 = x1 + k3 + np.uint32(4)
-    x0, x1 = _four_rounds(x0, x1, 13, 15, 26, 6)
-    x0 = x0 + k3
-    x1 = x1 + k1 + np.uint32(5)
-    return x0, x1
+    return _bits.threefry2x32_x0(k1, k2, x0, x1), _bits.threefry2x32_x1(k1, k2, x0, x1)
 
 
 def threefry_2x32(keypair, count):
@@ -76,12 +40,6 @@ def threefry_2x32(keypair, count):
     y0, y1 = threefry2x32(jnp.asarray(k1, dtype=jnp.uint32), jnp.asarray(k2, dtype=jnp.uint32),
                           padded[:half], padded[half:])
     return jnp.reshape(jnp.concatenate([y0, y1])[:n], count.shape)
-
-
-# Eagerly, the 100-odd ops of the hash run as one compiled function (as JAX jits its
-# threefry): 20x less dispatch overhead on small arrays. In compiled code, calling the
-# jitted function is calling threefry2x32 itself.
-_threefry = jit(threefry2x32)
 
 
 # --- sizes: known when code is generated, or counted at run time --------------------------------
@@ -131,7 +89,7 @@ def _hash_iota(key, m):
     x1 = jnp.arange(half, 2 * half, dtype=jnp.uint32)
     if m % 2 == 1:
         x1 = jnp.where(x1 < m, x1, np.uint32(0))
-    y0, y1 = _threefry(k1, k2, x0, x1)
+    y0, y1 = threefry2x32(k1, k2, x0, x1)
     out = jnp.concatenate([y0, y1], axis=-1)
     if m % 2 == 1:
         out = out[..., :m]
@@ -181,7 +139,7 @@ def split(key, shape, partitionable):
     if partitionable:
         hi, lo = _counters(shape)
         k1, k2 = _key_words(key, max(len(shape), 1))
-        b1, b2 = _threefry(k1, k2, hi, lo)
+        b1, b2 = threefry2x32(k1, k2, hi, lo)
         return _scalar_out(jnp.stack([b1, b2], axis=-1), shape, 1)
     n = size(shape)
     bits = _hash_iota(key, 2 * n)
@@ -199,7 +157,7 @@ def fold_in(key, data):
     The same in both layouts."""
     k1, k2 = _key_words(key, 1)
     x1 = jnp.reshape(jnp.asarray(data, dtype=jnp.uint32), (1,))
-    y0, y1 = _threefry(k1, k2, jnp.zeros((1,), dtype=jnp.uint32), x1)
+    y0, y1 = threefry2x32(k1, k2, jnp.zeros((1,), dtype=jnp.uint32), x1)
     return jnp.stack([y0[..., 0], y1[..., 0]], axis=-1)
 
 
@@ -208,7 +166,7 @@ def random_bits(key, bit_width, shape, partitionable):
     if partitionable:
         hi, lo = _counters(shape)
         k1, k2 = _key_words(key, max(len(shape), 1))
-        b1, b2 = _threefry(k1, k2, hi, lo)
+        b1, b2 = threefry2x32(k1, k2, hi, lo)
         if bit_width == 64:
             out = jnp.left_shift(b1.astype(jnp.uint64), 32) | b2.astype(jnp.uint64)
         elif bit_width == 32:
