@@ -264,6 +264,10 @@ def uses_astjax_rules(x):
 
 def uses_mine(x):
     return mine(x) * 2.0
+
+
+def uses_random(x):
+    return x + astjax.random.normal(astjax.random.PRNGKey(0), (4,))
 """
 
 
@@ -284,3 +288,18 @@ def test_astjax_custom_rules_are_cached_a_users_are_not(tmp_path):
         out = _run(tmp_path, setup="from custommod import uses_mine as f")
         assert out["stats"]["hits"] == 0 and "not caching" in out["log"], out["log"]
         assert out["out"] == pytest.approx((2 * np.sin(x)).tolist(), rel=1e-6)
+
+
+def test_astjax_random_functions_are_cached(tmp_path):
+    """astjax.random's functions are found again by import (they had been described by
+    their attributes, which the key cannot: no function using them was cached)."""
+    import numpy as np
+    import astjax
+    _project(tmp_path)
+    (tmp_path / "custommod.py").write_text(CUSTOM)
+    x = np.arange(4, dtype=np.float32)
+    want = x + np.asarray(astjax.random.normal(astjax.random.PRNGKey(0), (4,)))
+    setup = "from custommod import uses_random as f"
+    first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
+    assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
+    assert second["out"] == first["out"] == pytest.approx(want.tolist(), rel=1e-6)

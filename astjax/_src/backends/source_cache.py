@@ -303,8 +303,6 @@ class Fingerprinter:
             raise Uncacheable(f"generated function {value.__name__} used as a value")
         if isinstance(value, _Custom):
             return self._custom(value, ref)
-        if _is_target(value):
-            return self._transform(value, ref)
         if isinstance(value, type):
             where = _importable(value)
             if where is None:
@@ -316,7 +314,9 @@ class Fingerprinter:
             return ("class",) + where
         where = _importable(value)
         if where is not None and _trusted_module(where[0]) and _trusted_module(t.__module__):
-            return ("import",) + where  # numpy's ufuncs, astjax's ops ...
+            return ("import",) + where  # numpy's ufuncs, astjax's ops and random functions ...
+        if _is_target(value):
+            return self._transform(value, ref)
         raise Uncacheable(f"cannot describe a {t.__module__}.{t.__qualname__} value")
 
     def _function(self, fn, ref):
