@@ -59,10 +59,16 @@ def _threefry_operands(name, dtype):
         raise TypeError(f"{name} hashes uint32 words, got {dtype}")
 
 
+_last_hash = [(), ()]  # the last operands and both words: the x1 op after the x0 op reuses them
+
+
 def _threefry_word(i):
-    def impl(k1, k2, x0, x1):
-        with np.errstate(over="ignore"):  # 0-d arithmetic warns when it wraps, arrays don't
-            words = threefry2x32_hash(*(np.asarray(a, np.uint32) for a in (k1, k2, x0, x1)))
+    def impl(*operands):
+        last, words = _last_hash
+        if len(last) != 4 or any(a is not b for a, b in zip(last, operands)):
+            with np.errstate(over="ignore"):  # 0-d arithmetic warns when it wraps
+                words = threefry2x32_hash(*(np.asarray(a, np.uint32) for a in operands))
+            _last_hash[:] = [operands, words]
         return np.asarray(words[i], np.uint32)[()]
     return impl
 
