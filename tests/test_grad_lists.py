@@ -8,6 +8,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import grad
+from astjax._src.errors import UnsupportedSyntaxError
 from astjax.test_util import check_grads
 
 X = np.array([0.3, 0.7, -0.4])
@@ -193,6 +194,98 @@ def test_builtin_sum_of_a_list(x64):
         check_grads(fn, (x,), order=1)
 
 
+# --- insert, del, slice assignment, a list as a condition ----------------------------------
+def inserted_into(x, i):
+    hs = [x, x * 2.0]
+    hs.insert(1, jnp.sin(x))
+    hs.insert(-9, x * x)  # (clamped to the front, as Python does; past the end: appended)
+    hs.insert(i, jnp.cos(x))
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 6.0)[:, None])
+
+
+def inserted_at_the_front_in_a_loop(x):
+    hs = []
+    for i in range(3):
+        hs.insert(0, x * (i + 1.0))
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
+
+
+def put_front(lst, v):
+    lst.insert(0, v)
+
+
+def inserted_by_a_callee(x):
+    hs = [x, x * 2.0]
+    put_front(hs, jnp.sin(x))
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
+
+
+def deleted_from(x, i):
+    hs = [x, jnp.sin(x), x * 2.0, x * x]
+    del hs[1]
+    del hs[i]
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 3.0)[:, None])
+
+
+def popped_while_not_empty(x):
+    hs = [x, x * 2.0, jnp.sin(x)]
+    t = 0.0
+    while hs:
+        t = t * 0.5 + jnp.sum(hs.pop() * x)
+    return t if not hs else t * 0.0
+
+
+def slices_assigned(x):
+    hs = [x, x * 2.0, x * 3.0, x * 4.0]
+    hs[1:3] = [jnp.sin(x)]  # shorter
+    hs[-1:] = [x * x, jnp.cos(x)]  # longer, from the end
+    hs[:0] = [hs[0] * 3.0]  # at the front, reading the list
+    del hs[3:]
+    return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
+
+
+def empty_sums(x):
+    hs = []
+    return jnp.sum(sum(hs) + x) + sum([], 2.0)
+
+
+def _python_values(fn, *args):
+    """fn run as plain Python on NumPy arrays (jnp's functions take them eagerly)."""
+    return float(fn(*args))
+
+
+def test_insert_del_slice_assignment_and_truth(x64):
+    x = X
+    for fn, args in [(inserted_into, (x, 3)), (inserted_into, (x, -1)),
+                     (inserted_into, (x, 7)), (inserted_at_the_front_in_a_loop, (x,)),
+                     (inserted_by_a_callee, (x,)),
+                     (deleted_from, (x, 0)), (deleted_from, (x, -1)),
+                     (popped_while_not_empty, (x,)), (slices_assigned, (x,)),
+                     (empty_sums, (x,))]:
+        np.testing.assert_allclose(astjax.jit(fn)(*args), _python_values(fn, *args),
+                                   rtol=1e-12)
+        check_grads(lambda x: fn(x, *args[1:]), (x,), order=1)
+    # hs = [x*x, x, sin x, 2x] and cos x inserted at 3: 1*x^2 + 2x + 3 sin x + 4 cos x + 10x
+    np.testing.assert_allclose(grad(inserted_into)(x, 3),
+                               2 * x + 2 + 3 * np.cos(x) - 4 * np.sin(x) + 10, rtol=1e-12)
+    # [2x, x * x] and [x, 2x], weighted 1 and 2
+    np.testing.assert_allclose(grad(deleted_from)(x, 0), 2 + 4 * x, rtol=1e-12)
+    np.testing.assert_allclose(grad(deleted_from)(x, -1), 5 + 0 * x, rtol=1e-12)
+    # [3x, x, sin x]
+    np.testing.assert_allclose(grad(slices_assigned)(x), 5 + 3 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(grad(empty_sums)(x), np.ones_like(x), rtol=1e-12)
+    # del of an array's element (JAX: arrays do not support item deletion)
+    with pytest.raises(UnsupportedSyntaxError, match=r"test_grad_lists.py:\d+:\d+: astjax "
+                       "cannot compile del here"):
+        astjax.jit(deleting_an_array_element)(x)
+
+
+def deleting_an_array_element(x):
+    y = x * 2.0
+    del y[0]
+    return y
+
+
 # --- lists of pairs, lists filled by a callee --------------------------------------------------
 def pair_total(pairs):
     t = 0.0
@@ -265,6 +358,8 @@ def list_operations(x):
     for i in range(2):
         hs[i] = hs[i] * x
     a = hs.pop(0)
+    hs.insert(1, jnp.sin(a))
+    del hs[-1]
     pairs = []
     for h in hs:
         pairs.append((h, a))

@@ -18,7 +18,7 @@ import inspect
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from .list_mutations import grows_list, list_mutations_as_appends
+from .list_mutations import changes_list, grows_list, list_mutations_as_appends
 from .naming import (Names, and_, assign, call, const, copy_loc, load, not_, or_, store)
 from .synthetic import SyntheticFunction, function_def
 
@@ -54,6 +54,9 @@ def check_supported(parsed):
         what = _UNSUPPORTED.get(type(node))
         if isinstance(node, gast.With) and _noop_with(parsed, node):
             what = None
+        if isinstance(node, gast.Delete) and all(isinstance(t, gast.Subscript)
+                                                 for t in node.targets):
+            what = None  # del xs[i] of a list: list_mutations (which refuses the rest)
         if what is not None:
             hint = _HINTS.get(what, "rewrite it with supported Python (see the README)")
             raise parsed.error(node, f"astjax cannot compile {what} here; {hint}",
@@ -87,7 +90,7 @@ class Desugar:
             _StarredTargets(self.names).visit(fdef)
             _DictComprehensions(self.parsed).visit(fdef)
             lift_nested_functions(self.parsed, self.names, fdef)
-        list_mutations_as_appends(fdef, self.names)
+        list_mutations_as_appends(fdef, self.names, self.parsed)
         _list_aliases_resolved(fdef)
         _remade_lists_renamed(fdef.body, self.names)
         if sugared or gast.List in kinds:
@@ -502,10 +505,9 @@ def _split_parallel_assignment(s, grown):
 
 
 def _grown_names(fdef):
-    """The names ``fdef`` calls ``append``, ``pop`` or ``extend`` on (or adds a list to)."""
-    return {n.func.value.id for n in gast.walk(fdef) if isinstance(n, gast.Call) and
-            isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") and
-            isinstance(n.func.value, gast.Name)} | \
+    """The names ``fdef`` calls ``append``, ``pop``, ``insert`` or ``extend`` on (or adds a
+    list to, or deletes an element of)."""
+    return {changes_list(n) for n in gast.walk(fdef) if changes_list(n) is not None} | \
         {grows_list(n) for n in gast.walk(fdef) if grows_list(n) is not None}
 
 

@@ -6,6 +6,10 @@ and differentiate (a list built at run time: ``append``, ``pop()``, reads by ind
   append them back; ``xs[i] = v`` likewise, with ``v`` appended in ``xs[i]``'s place.
   Both change the list in place, as Python does, so a callee may do them to its caller's
   list (its derivative keeps that list's cotangent list in step, as for append);
+* ``xs.insert(i, v)``: as ``xs[i] = v`` without the pop (``i`` clamped as Python does);
+  ``del xs[i]`` is ``xs.pop(i)``; ``xs[a:b] = ys`` pops the elements after ``b``, pops
+  ``xs[a:b]``, appends ``ys``'s and those after ``b`` back (``del xs[a:b]``: no ``ys``);
+* ``while xs:`` (``if xs``, ``not xs``) on such a list: ``len(xs) > 0``, as Python's truth;
 * ``xs[c] = v`` with ``c`` an integer literal, on a list display nothing grows:
   ``xs = [*xs[:c], v, *xs[c + 1:]]``, a list of known length whose elements may differ in
   type (``params[0] = w``), as JAX's traced lists may.
@@ -18,6 +22,7 @@ import copy
 
 import gast
 
+from ..errors import UnsupportedSyntaxError
 from .naming import const, copy_loc, load, store
 
 # (an index past the end pops more elements than there are: an IndexError, as in Python)
@@ -30,6 +35,39 @@ for K in range(N - 1 - J):
     TAIL.append(LST.pop())
 OLD = LST.pop()
 for K in range(N - 1 - J):
+    LST.append(TAIL.pop())
+"""
+_INSERT_AT = """
+N = len(LST)
+J = IDX
+J = J if J > 0 else 0
+J = J if J < N else N
+TAIL = []
+for K in range(N - J):
+    TAIL.append(LST.pop())
+LST.append(VALUE)
+for K in range(N - J):
+    LST.append(TAIL.pop())
+"""
+# (Python's slice bounds: negative ones count from the end, then clamped to the list)
+_SLICE_POPPED = """
+N = len(LST)
+LO = LOWER
+LO = LO if LO >= 0 else LO + N
+LO = LO if LO > 0 else 0
+LO = LO if LO < N else N
+HI = UPPER
+HI = HI if HI >= 0 else HI + N
+HI = HI if HI > LO else LO
+HI = HI if HI < N else N
+TAIL = []
+for K in range(N - HI):
+    TAIL.append(LST.pop())
+for K in range(HI - LO):
+    OLD = LST.pop()
+"""
+_SLICE_RESTORED = """
+for K in range(N - HI):
     LST.append(TAIL.pop())
 """
 _SET_AT = """
@@ -46,17 +84,21 @@ for K in range(N - 1 - J):
 """
 
 
-def list_mutations_as_appends(fdef, names):
+def list_mutations_as_appends(fdef, names, parsed=None):
     """Rewrite the mutations above in ``fdef`` (in place)."""
     if not any(_mutates(n) for n in gast.walk(fdef)):
+        _truth_as_length(fdef, lambda: _made_lists(fdef) | _grown_names(fdef))
         return
     made, params = _made_lists(fdef), _params(fdef)
+    for stmts in _blocks(fdef):
+        stmts[:] = [t for s in stmts for t in _delete_as_pops(s, made | params, parsed)]
     for stmts in _blocks(fdef):  # `xs[i] += v` is `xs[i] = xs[i] + v`
         stmts[:] = [_item_update_as_assignment(s, made) for s in stmts]
     grown = _grown(fdef, made, params)
+    _truth_as_length(fdef, lambda: made | grown)
     if not grown and not any(_static_item_assignment(s, made) for s in gast.walk(fdef)):
         return
-    rewrite = _Rewrite(names, made, params, grown)
+    rewrite = _Rewrite(names, made, params, grown, parsed)
     for stmts in _blocks(fdef):
         stmts[:] = [t for s in stmts for t in rewrite.statement(s)]
 
@@ -75,10 +117,79 @@ def grows_list(node):
     return None
 
 
+def changes_list(node):
+    """The name of the list ``node`` changes in place other than by growing it (append,
+    pop, insert, ``del xs[i]``), or None: such a name is a list built at run time."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            isinstance(node.func.value, gast.Name) and \
+            node.func.attr in ("append", "pop", "insert"):
+        return node.func.value.id
+    if isinstance(node, gast.Delete) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], gast.Subscript) and \
+            isinstance(node.targets[0].value, gast.Name):
+        return node.targets[0].value.id
+    return None
+
+
+def _grown_names(fdef):
+    return {changes_list(n) for n in gast.walk(fdef) if changes_list(n) is not None}
+
+
+def _delete_as_pops(s, lists, parsed):
+    """``del xs[i]`` as ``xs.pop(i)``, ``del xs[a:b]`` as ``xs[a:b] = []``, on ``lists``
+    (one statement per target); any other ``del`` is a located error."""
+    if not isinstance(s, gast.Delete):
+        return [s]
+    out = []
+    for t in s.targets:
+        if not (isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
+                t.value.id in lists):
+            raise _unsupported(parsed, s, "astjax cannot compile del here: only del xs[i] "
+                               "and del xs[a:b] on a list the function makes or is passed")
+        target = gast.Subscript(value=load(t.value.id), slice=t.slice, ctx=gast.Store())
+        if isinstance(t.slice, gast.Slice):
+            new = gast.Assign(targets=[target], value=gast.List(elts=[], ctx=gast.Load()),
+                              type_comment=None)
+        else:
+            new = gast.Expr(value=gast.Call(func=gast.Attribute(
+                value=load(t.value.id), attr="pop", ctx=gast.Load()), args=[t.slice],
+                keywords=[]))
+        out.append(copy_loc(new, s))
+    return out
+
+
+def _truth_as_length(fdef, find_lists):
+    """``while xs:`` on a list: ``while len(xs) > 0:`` (a list built at run time has no
+    truth value of its own; a display's length folds)."""
+    tests = [n for n in gast.walk(fdef) if isinstance(n, (gast.If, gast.While, gast.IfExp,
+                                                          gast.Assert, gast.comprehension))]
+    if not tests:
+        return
+    lists = find_lists()
+
+    def length(test):
+        if isinstance(test, gast.Name) and test.id in lists:
+            return copy_loc(gast.Compare(left=gast.Call(func=load("len"), args=[test],
+                                                        keywords=[]),
+                                         ops=[gast.Gt()], comparators=[const(0)]), test)
+        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+            test.operand = length(test.operand)
+        elif isinstance(test, gast.BoolOp):
+            test.values = [length(v) for v in test.values]
+        return test
+    for n in tests if lists else ():
+        if isinstance(n, gast.comprehension):
+            n.ifs = [length(c) for c in n.ifs]
+        else:
+            n.test = length(n.test)
+
+
 def _mutates(n):
     return grows_list(n) is not None or isinstance(n, (gast.Assign, gast.AugAssign)) and \
-        isinstance(getattr(n, "target", None) or n.targets[0], gast.Subscript) or isinstance(n, gast.Call) and \
-        isinstance(n.func, gast.Attribute) and n.func.attr == "pop" and len(n.args) == 1
+        isinstance(getattr(n, "target", None) or n.targets[0], gast.Subscript) or \
+        isinstance(n, gast.Delete) or isinstance(n, gast.Call) and \
+        isinstance(n.func, gast.Attribute) and (n.func.attr == "pop" and len(n.args) == 1 or
+                                                n.func.attr == "insert")
 
 
 def _made_lists(fdef):
@@ -123,6 +234,16 @@ def _item_assignment(s, made):
     return None
 
 
+def _slice_assignment(s, made):
+    """(list name, slice) of ``xs[a:b] = ys`` on a made list ``xs``; else None."""
+    if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+            isinstance(s.targets[0], gast.Subscript) and \
+            isinstance(s.targets[0].value, gast.Name) and s.targets[0].value.id in made and \
+            isinstance(s.targets[0].slice, gast.Slice):
+        return s.targets[0].value.id, s.targets[0].slice
+    return None
+
+
 def _item_update_as_assignment(s, made):
     if not (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript) and
             isinstance(s.target.value, gast.Name) and s.target.value.id in made):
@@ -163,7 +284,8 @@ def _grown(fdef, made, params):
         if isinstance(n, gast.Assign) and isinstance(n.value, gast.ListComp):
             out.update(t.id for t in n.targets if isinstance(t, gast.Name))
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                isinstance(n.func.value, gast.Name) and n.func.attr in ("append", "pop"):
+                isinstance(n.func.value, gast.Name) and n.func.attr in ("append", "pop",
+                                                                        "insert"):
             out.add(n.func.value.id)
         if isinstance(n, gast.AugAssign) and grows_list(n) is not None:
             added.append((n.target.id, id(n) in looped))
@@ -172,13 +294,26 @@ def _grown(fdef, made, params):
         found = _item_assignment(n, made)
         if found is not None and _literal_int(found[1]) is None:
             out.add(found[0])
+        found = _slice_assignment(n, made)
+        if found is not None:
+            out.add(found[0])
     out.update(name for name, looping in added if looping or name in params)
     return out & (made | params)
 
 
+def _insert(s):
+    """The ``xs.insert(...)`` call that statement ``s`` is, or None."""
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+            isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "insert" and \
+            isinstance(s.value.func.value, gast.Name):
+        return s.value
+    return None
+
+
 class _Rewrite:
-    def __init__(self, names, made, params, grown):
+    def __init__(self, names, made, params, grown, parsed=None):
         self.names, self.made, self.params, self.grown = names, made, params, grown
+        self.parsed = parsed
 
     def statement(self, s):
         pre = []
@@ -191,6 +326,16 @@ class _Rewrite:
             return pre + self._appends(s.value.func.value.id, s.value.args[0], s)
         if isinstance(s, gast.AugAssign) and grows_list(s) in self.grown:
             return pre + self._appends(s.target.id, s.value, s)
+        inserted = _insert(s)
+        if inserted is not None and inserted.func.value.id in self.grown:
+            if len(inserted.args) != 2 or inserted.keywords:
+                raise _unsupported(self.parsed, s, "insert() takes an index and a value")
+            index, value = inserted.args
+            return pre + self._in_place(_INSERT_AT, inserted.func.value.id, index, s,
+                                        value=value)[0]
+        found = _slice_assignment(s, self.made)
+        if found is not None:
+            return pre + self._slice_set(found[0], found[1], s.value, s)
         found = _item_assignment(s, self.made)
         if found is None:
             return pre + [s]
@@ -206,6 +351,33 @@ class _Rewrite:
         display = gast.List(elts=[e for e in elts if e is not None], ctx=gast.Load())
         return pre + [copy_loc(gast.Assign(targets=[store(name)], value=display,
                                            type_comment=None), s)]
+
+    def _slice_set(self, name, bounds, value, where):
+        """``name[a:b] = value`` in place: the statements of _SLICE_POPPED, an append per
+        element of ``value`` (computed first: it may read the list), _SLICE_RESTORED."""
+        if bounds.step is not None:
+            raise _unsupported(self.parsed, where, "astjax cannot assign to (or del) a list "
+                               "slice with a step; assign the elements one by one")
+        pre, items = [], []
+        if isinstance(value, (gast.List, gast.Tuple)) and \
+                not any(isinstance(e, gast.Starred) for e in value.elts):
+            for e in value.elts:
+                items.append(load(self.names.fresh("item")))
+                pre.append(copy_loc(gast.Assign(targets=[store(items[-1].id)], value=e,
+                                                type_comment=None), where))
+            items = gast.List(elts=items, ctx=gast.Load())
+        else:  # (any iterable: copied to a list first, as Python does)
+            items = load(self.names.fresh("items"))
+            pre.append(copy_loc(gast.Assign(targets=[store(items.id)], value=gast.List(
+                elts=[], ctx=gast.Load()), type_comment=None), where))
+            pre += self._appends(items.id, value, where)
+        fresh = {k: self.names.fresh(k.lower()) for k in ("N", "LO", "HI", "TAIL", "K",
+                                                          "OLD")}
+        exprs = {"LST": load(name), "LOWER": bounds.lower or const(0),
+                 "UPPER": bounds.upper or load(fresh["N"])}
+        return pre + _instantiate(_SLICE_POPPED, fresh, exprs, where) + \
+            self._appends(name, items, where) + \
+            _instantiate(_SLICE_RESTORED, fresh, exprs, where)
 
     def _pops_hoisted(self, expr, pre, where):
         for call in _pops_at(expr):
@@ -262,6 +434,12 @@ class _Rewrite:
         loop = gast.For(target=store(item), iter=items, body=[append(load(item))], orelse=[],
                         type_comment=None)
         return [copy_loc(loop, where)]
+
+
+def _unsupported(parsed, where, message):
+    if parsed is None:  # (generated code: never these)
+        return UnsupportedSyntaxError(message)
+    return parsed.error(where, message, UnsupportedSyntaxError)
 
 
 def _instantiate(template, fresh, exprs, where):

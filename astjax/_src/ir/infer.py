@@ -1436,6 +1436,8 @@ def _sum(self, node, args, kwargs):
         adds = " + ".join(["_start"] + [f"_s[{k}]" for k in range(len(seq.elts))])
         return self.call_generated(node, f"def sum_of(_s, _start):\n    return {adds}\n",
                                    [node.args[0], start_node], [seq, start])
+    if isinstance(seq, ListType) and seq.elt is UNKNOWN and isinstance(start, Static):
+        return self.fold(node, lambda _, v: v, start, start)  # nothing is ever appended
     if isinstance(seq, ListType):
         # a list built at run time: a loop of Python's adds, which compile (Numba too) and
         # differentiate as reads by index (an empty list fails on its first element)
