@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,6 +66,10 @@ PARAMS = {"w": W, "layers": [(W, 2.0)], "act": "sin"}
 def p(x):
     w, k = PARAMS["layers"][0]
     return x * PARAMS["w"] + w * k
+
+
+def q(x):
+    return x * jnp.r_[4.0, 3.0, 2.0, 1.0]
 """
 
 HELPERS = """
@@ -303,3 +308,15 @@ def test_astjax_random_functions_are_cached(tmp_path):
     first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
     assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
     assert second["out"] == first["out"] == pytest.approx(want.tolist(), rel=1e-6)
+
+
+def test_an_array_computed_from_constants_is_cached(tmp_path):
+    """jnp.r_[...] of constants is computed while the code is generated; the entry keeps
+    it by value (it was 'captured value ... reached no known way': not cached, as every
+    function calling random.binomial was)."""
+    _project(tmp_path)
+    x = np.arange(4, dtype=np.float32)
+    setup = "from usermod import q as f"
+    first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
+    assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
+    assert second["out"] == first["out"] == (x * np.float32([4, 3, 2, 1])).tolist()

@@ -555,7 +555,8 @@ class SourceCache:
         from ..runtime.array import to_numpy_input
         namespace = {}
         for name, (how, where) in entry["captured"]:
-            value = values[where] if how == "rec" else _deref(where, roots, values)
+            value = values[where] if how == "rec" else where if how == "value" else \
+                _deref(where, roots, values)
             namespace[name] = to_numpy_input(value)
         for name, how in entry["statics"]:
             if how[0] == "rec":
@@ -573,6 +574,7 @@ class SourceCache:
         """Describe what generation read; write the entry. Raises Uncacheable."""
         from ..frontend.pipeline import VarargView
         from ..frontend.synthetic import SyntheticFunction
+        from ..ir.infer import COMPUTED_PREFIX
         from ..ir.specialize import NUMPY_NAME
         self.fpr.restore(self._after_key)
         records, values, by_id, seen = [], [], {}, set()
@@ -645,11 +647,13 @@ class SourceCache:
                            values) if ref is not None else None
             files[(kind, filename, ref)] = _file_digest(kind, filename, owner)
         captured = []
-        for vid, (cname, _, _) in program.captured.items():
+        for vid, (cname, value, _) in program.captured.items():
             if vid in by_id:
                 captured.append((cname, ("rec", by_id[vid])))
             elif vid in self.fpr.refs:  # a leaf of a recorded pytree (ir/captured_trees.py)
                 captured.append((cname, ("ref", self.fpr.refs[vid])))
+            elif cname.startswith("const_" + COMPUTED_PREFIX):  # computed from constants the
+                captured.append((cname, ("value", value)))  # key pins or records check
             else:
                 raise Uncacheable(f"captured value {cname} reached no known way")
         statics = []

@@ -55,6 +55,7 @@ _AT_OPS = {"set": "at_set", "add": "at_add", "subtract": "at_subtract",
            "divide": "at_divide", "power": "at_power", "min": "at_min", "max": "at_max"}
 _MAX_ITERATIONS = 20
 _NOT_GIVEN = object()
+COMPUTED_PREFIX = "_astjax_computed_"  # arrays computed from constants (computed_array)
 
 
 def _dyn_int():
@@ -1167,7 +1168,7 @@ class FunctionTyper:
         """An array computed from constants while the code is generated (a method of a
         captured array, a NumPy function of constants): a constant of the generated module,
         as an array read from outside is, under a name the program resolves."""
-        name = f"_astjax_computed_{len(self.module.hoisted)}"
+        name = f"{COMPUTED_PREFIX}{len(self.module.hoisted)}"
         self.module.hoisted[name] = value
         anno.set_(node, "computed_array", name)
         return type_of_value(value)
