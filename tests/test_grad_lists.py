@@ -286,6 +286,50 @@ def deleting_an_array_element(x):
     return y
 
 
+# --- a list sliced again in a loop -------------------------------------------------------------
+def sliced_in_a_for_loop(x):
+    hs = [x, x * 2.0, x * 3.0]
+    t = 0.0
+    for i in range(2):
+        hs = hs[1:]
+        t = t + jnp.sum(hs[0] * x)
+    return t + jnp.sum(hs[-1])
+
+
+def sliced_until_one_is_left(x):
+    hs = [x * k for k in range(1, 4)]
+    t = 0.0
+    while len(hs) > 1:
+        hs = hs[1:]
+        hs.append(jnp.sin(hs[0]) * 0.0)
+        hs = hs[:-1]
+        t = t + jnp.sum(hs[0] * x)
+    return t
+
+
+def sliced_from_the_end_in_a_loop(x):
+    """(the bound -1 is a name the loop sets every trip)"""
+    hs = [x * k for k in range(1, 4)]
+    t = 0.0
+    for i in range(2):
+        gs = hs[:-1]
+        t = t + jnp.sum(gs[-1] * x)
+    return t
+
+
+def test_a_list_sliced_again_in_a_loop(x64):
+    """Its length changes from trip to trip (JAX unrolls the loop): a list built at run
+    time."""
+    x = X
+    for fn in (sliced_in_a_for_loop, sliced_until_one_is_left, sliced_from_the_end_in_a_loop):
+        np.testing.assert_allclose(astjax.jit(fn)(x), _python_values(fn, x), rtol=1e-12)
+        check_grads(fn, (x,), order=1)
+    # t = 2x.x + 3x.x, then 3x
+    np.testing.assert_allclose(grad(sliced_in_a_for_loop)(x), 10 * x + 3, rtol=1e-12)
+    np.testing.assert_allclose(grad(sliced_until_one_is_left)(x), 10 * x, rtol=1e-12)
+    np.testing.assert_allclose(grad(sliced_from_the_end_in_a_loop)(x), 8 * x, rtol=1e-12)
+
+
 # --- lists of pairs, lists filled by a callee --------------------------------------------------
 def pair_total(pairs):
     t = 0.0

@@ -12,7 +12,7 @@ import gast
 
 from ..frontend.naming import assign, const, load, store
 from ..ir import anno
-from ..ir.types import UNKNOWN, ListType
+from ..ir.types import UNKNOWN, ListType, Static
 from .analysis import changed_list_arguments, changed_list_params, float_leaves
 from .nodes import _ajx, _call, _locate, _renamed, _statements, _sub, literal_node
 
@@ -285,10 +285,13 @@ class ListAdjoints:
         self.read_lists.setdefault(xs, s)
         ends = []
         for end in (bounds.lower, bounds.upper, bounds.step):
+            known = anno.get(end, "type") if end is not None else None
             if end is None or isinstance(end, gast.Constant) and end.value is None:
                 ends.append(None)
             elif isinstance(end, gast.Constant) and type(end.value) is int:
                 ends.append(repr(end.value))
+            elif isinstance(known, Static) and type(known.value) is int:
+                ends.append(repr(known.value))  # (`-1` in a loop: a name set every trip)
             elif isinstance(end, gast.Name) and end.id not in self.unsafe:
                 ends.append(end.id)
             else:

@@ -428,7 +428,7 @@ def _grown_list_displays_as_appends(fdef, names, parsed=None):
     append per element (``*ys``: a loop over ``ys``): a list built at run time from the
     start (one element type), as the NumPy habit ``activations = [x]; ...
     activations.append(h)`` expects."""
-    grown = _grown_names(fdef)
+    grown = _grown_names(fdef) | _slices_in_loops_as_displays(fdef)
     displays = {s.targets[0].id for s in gast.walk(fdef) if isinstance(s, gast.Assign) and
                 len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and
                 isinstance(s.value, gast.List) and s.value.elts} - grown
@@ -483,6 +483,36 @@ def _grown_list_displays_as_appends(fdef, names, parsed=None):
             else:
                 new.append(s)
         stmts[:] = new
+
+
+def _slices_in_loops_as_displays(fdef):
+    """``hs = hs[1:]`` in a loop's body, on a list made by a display or comprehension (or
+    appended to): ``hs = [*hs[1:]]``, and the names it does this to, lists built at run
+    time from then on (their length changes from trip to trip, which a list of known
+    length cannot do; a slice made again under the same name is a new list to reverse
+    mode, as ``hs = [hs[-1] * 2.0]`` in a loop is)."""
+    looped = [m for n in gast.walk(fdef) if isinstance(n, (gast.For, gast.While))
+              for b in n.body for m in gast.walk(b)]
+    remade = [m for m in looped if isinstance(m, gast.Assign) and len(m.targets) == 1 and
+              isinstance(m.targets[0], gast.Name) and _slice_of(m.value, {m.targets[0].id})]
+    if not remade:
+        return set()
+    names = {m.targets[0].id for m in remade}
+    lists, other, skip = set(), set(), {id(m.targets[0]) for m in remade}
+    for n in gast.walk(fdef):  # (every other assignment to the name makes a list)
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], gast.Name) and \
+                isinstance(n.value, (gast.List, gast.ListComp)):
+            lists.add(n.targets[0].id)
+            skip.add(id(n.targets[0]))
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and id(n) not in skip:
+            other.add(n.id)
+    names &= (lists | _grown_names(fdef)) - other
+    for m in remade:
+        if m.targets[0].id in names:
+            m.value = copy_loc(gast.List(elts=[gast.Starred(value=m.value, ctx=gast.Load())],
+                                         ctx=gast.Load()), m)
+    return names
 
 
 def _split_parallel_assignment(s, grown):
