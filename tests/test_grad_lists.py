@@ -8,7 +8,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import grad
-from astjax._src.errors import UnsupportedSyntaxError
+from astjax._src.errors import TypeCheckError, UnsupportedSyntaxError
 from astjax.test_util import check_grads
 
 X = np.array([0.3, 0.7, -0.4])
@@ -244,6 +244,19 @@ def slices_assigned(x):
     return jnp.sum(jnp.stack(hs) * jnp.arange(1.0, 4.0)[:, None])
 
 
+def cleared(x):
+    hs = [x, x * 2.0]
+    hs.clear()
+    hs.append(jnp.sin(x))
+    return jnp.sum(hs[0]) + len(hs)
+
+
+def removed_by_value(x):
+    hs = [x, x * 2.0]
+    hs.remove(hs[0])
+    return jnp.sum(hs[0])
+
+
 def empty_sums(x):
     hs = []
     return jnp.sum(sum(hs) + x) + sum([], 2.0)
@@ -261,7 +274,7 @@ def test_insert_del_slice_assignment_and_truth(x64):
                      (inserted_by_a_callee, (x,)),
                      (deleted_from, (x, 0)), (deleted_from, (x, -1)),
                      (popped_while_not_empty, (x,)), (slices_assigned, (x,)),
-                     (empty_sums, (x,))]:
+                     (cleared, (x,)), (empty_sums, (x,))]:
         np.testing.assert_allclose(astjax.jit(fn)(*args), _python_values(fn, *args),
                                    rtol=1e-12)
         check_grads(lambda x: fn(x, *args[1:]), (x,), order=1)
@@ -274,6 +287,10 @@ def test_insert_del_slice_assignment_and_truth(x64):
     # [3x, x, sin x]
     np.testing.assert_allclose(grad(slices_assigned)(x), 5 + 3 * np.cos(x), rtol=1e-12)
     np.testing.assert_allclose(grad(empty_sums)(x), np.ones_like(x), rtol=1e-12)
+    # by value: == on arrays is elementwise (JAX's lists match the very same object only)
+    with pytest.raises(TypeCheckError, match=r"test_grad_lists.py:\d+:\d+: astjax cannot "
+                       r"compile list.remove\(\) here: .*\(del xs\[i\] or xs.pop\(i\)\)"):
+        grad(removed_by_value)(x)
     # del of an array's element (JAX: arrays do not support item deletion)
     with pytest.raises(UnsupportedSyntaxError, match=r"test_grad_lists.py:\d+:\d+: astjax "
                        "cannot compile del here"):

@@ -8,7 +8,8 @@ and differentiate (a list built at run time: ``append``, ``pop()``, reads by ind
   list (its derivative keeps that list's cotangent list in step, as for append);
 * ``xs.insert(i, v)``: as ``xs[i] = v`` without the pop (``i`` clamped as Python does);
   ``del xs[i]`` is ``xs.pop(i)``; ``xs[a:b] = ys`` pops the elements after ``b``, pops
-  ``xs[a:b]``, appends ``ys``'s and those after ``b`` back (``del xs[a:b]``: no ``ys``);
+  ``xs[a:b]``, appends ``ys``'s and those after ``b`` back (``del xs[a:b]``: no ``ys``;
+  ``xs.clear()``: ``del xs[:]``);
 * ``while xs:`` (``if xs``, ``not xs``) on such a list: ``len(xs) > 0``, as Python's truth;
 * ``xs[c] = v`` with ``c`` an integer literal, on a list display nothing grows:
   ``xs = [*xs[:c], v, *xs[c + 1:]]``, a list of known length whose elements may differ in
@@ -91,7 +92,8 @@ def list_mutations_as_appends(fdef, names, parsed=None):
         return
     made, params = _made_lists(fdef), _params(fdef)
     for stmts in _blocks(fdef):
-        stmts[:] = [t for s in stmts for t in _delete_as_pops(s, made | params, parsed)]
+        stmts[:] = [t for s in stmts for t in _delete_as_pops(s, made, made | params,
+                                                                  parsed)]
     for stmts in _blocks(fdef):  # `xs[i] += v` is `xs[i] = xs[i] + v`
         stmts[:] = [_item_update_as_assignment(s, made) for s in stmts]
     grown = _grown(fdef, made, params)
@@ -135,9 +137,15 @@ def _grown_names(fdef):
     return {changes_list(n) for n in gast.walk(fdef) if changes_list(n) is not None}
 
 
-def _delete_as_pops(s, lists, parsed):
+def _delete_as_pops(s, made, lists, parsed):
     """``del xs[i]`` as ``xs.pop(i)``, ``del xs[a:b]`` as ``xs[a:b] = []``, on ``lists``
-    (one statement per target); any other ``del`` is a located error."""
+    (one statement per target; any other ``del`` is a located error), and ``xs.clear()``
+    as ``xs[:] = []`` on a ``made`` list."""
+    if _cleared(s) in made:
+        target = gast.Subscript(value=load(_cleared(s)), slice=gast.Slice(
+            lower=None, upper=None, step=None), ctx=gast.Store())
+        return [copy_loc(gast.Assign(targets=[target], value=gast.List(
+            elts=[], ctx=gast.Load()), type_comment=None), s)]
     if not isinstance(s, gast.Delete):
         return [s]
     out = []
@@ -156,6 +164,16 @@ def _delete_as_pops(s, lists, parsed):
                 keywords=[]))
         out.append(copy_loc(new, s))
     return out
+
+
+def _cleared(s):
+    """The name of the list statement ``s`` clears (``xs.clear()``), or None."""
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+            isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "clear" and \
+            isinstance(s.value.func.value, gast.Name) and not s.value.args and \
+            not s.value.keywords:
+        return s.value.func.value.id
+    return None
 
 
 def _truth_as_length(fdef, find_lists):
@@ -187,7 +205,7 @@ def _truth_as_length(fdef, find_lists):
 def _mutates(n):
     return grows_list(n) is not None or isinstance(n, (gast.Assign, gast.AugAssign)) and \
         isinstance(getattr(n, "target", None) or n.targets[0], gast.Subscript) or \
-        isinstance(n, gast.Delete) or isinstance(n, gast.Call) and \
+        isinstance(n, gast.Delete) or _cleared(n) is not None or isinstance(n, gast.Call) and \
         isinstance(n.func, gast.Attribute) and (n.func.attr == "pop" and len(n.args) == 1 or
                                                 n.func.attr == "insert")
 

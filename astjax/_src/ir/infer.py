@@ -1162,6 +1162,10 @@ class FunctionTyper:
                                                ctx=gast.Load())
                     args = [self.atom(node.args[0], env)] + args  # typed, as read
                 return self.user_call(node, method, args, kwargs)
+        if isinstance(t, ListType) or isinstance(t, SequenceType) and t.kind == "list":
+            hint = _LIST_METHOD_HINTS.get(f.attr)
+            if hint is not None:
+                raise self.error(node, f"astjax cannot compile list.{f.attr}() here: {hint}")
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
 
     def computed_array(self, node, value):
@@ -1417,6 +1421,14 @@ def _minmax(name):
     return fn
 
 
+# (what compiles: pop, append, insert, extend, clear, del, item and slice assignment)
+_BY_VALUE = ("it compares elements with ==, which for arrays is elementwise (JAX's traced "
+             "lists match only the very same object); use the element's position")
+_LIST_METHOD_HINTS = {
+    "remove": _BY_VALUE + " (del xs[i] or xs.pop(i))", "index": _BY_VALUE,
+    "count": _BY_VALUE, "sort": "sort an array instead (jnp.sort(jnp.stack(xs)))",
+    "reverse": "make the reversed list (xs = xs[::-1])", "copy": "make a copy (xs[:])",
+}
 _LIST_SUM = """def list_sum(_s, _start):
     _acc = _start + _s[0]
     for _k in range(1, len(_s)):
