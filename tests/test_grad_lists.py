@@ -303,6 +303,38 @@ def deleting_an_array_element(x):
     return y
 
 
+# --- a list argument, copied and changed ------------------------------------------------------
+def changed_after_copying(ps, x):
+    qs = list(ps)
+    del qs[0]
+    qs.insert(0, x)
+    rs = qs.copy()
+    rs.append(x * 3.0)
+    return jnp.sum(qs[0] * qs[1]) + jnp.sum(rs[-1]) + len(ps)
+
+
+def changed_in_place(ps, x):
+    ps.pop(0)
+    return jnp.sum(ps[0] * x)
+
+
+def test_a_list_argument_copied_then_changed(x64):
+    """JAX's jit gives the function a list of its own; here an argument's length is fixed
+    by the call, so a copy (list(ps), ps.copy()) is changed and the argument itself is a
+    located error."""
+    x, ps = X, [X * 2.0, X + 1.0]
+    np.testing.assert_allclose(astjax.jit(changed_after_copying)(ps, x),
+                               _python_values(changed_after_copying, ps, x), rtol=1e-12)
+    g = grad(changed_after_copying, argnums=(0, 1))(ps, x)
+    np.testing.assert_allclose(g[0][0], 0 * x, rtol=1e-12)
+    np.testing.assert_allclose(g[0][1], x, rtol=1e-12)
+    np.testing.assert_allclose(g[1], x + 4.0, rtol=1e-12)
+    check_grads(changed_after_copying, (ps, x), order=1)
+    with pytest.raises(TypeCheckError, match=r"test_grad_lists.py:\d+:\d+: astjax cannot "
+                       r"change this list's length here: .*\(xs = list\(xs\)\)"):
+        astjax.jit(changed_in_place)(ps, x)
+
+
 # --- a list sliced again in a loop -------------------------------------------------------------
 def sliced_in_a_for_loop(x):
     hs = [x, x * 2.0, x * 3.0]

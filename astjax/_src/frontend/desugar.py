@@ -90,10 +90,10 @@ class Desugar:
             _StarredTargets(self.names).visit(fdef)
             _DictComprehensions(self.parsed).visit(fdef)
             lift_nested_functions(self.parsed, self.names, fdef)
-        list_mutations_as_appends(fdef, self.names, self.parsed)
+        displays = list_mutations_as_appends(fdef, self.names, self.parsed)
         _list_aliases_resolved(fdef)
         _remade_lists_renamed(fdef.body, self.names)
-        if sugared or gast.List in kinds:
+        if sugared or gast.List in kinds or displays:
             _grown_list_displays_as_appends(fdef, self.names, self.parsed)
         body = [x for s in fdef.body for x in _as_list(self.comprehensions(s))] if sugared \
             else list(fdef.body)

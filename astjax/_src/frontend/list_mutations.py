@@ -86,10 +86,12 @@ for K in range(N - 1 - J):
 
 
 def list_mutations_as_appends(fdef, names, parsed=None):
-    """Rewrite the mutations above in ``fdef`` (in place)."""
+    """Rewrite the mutations above in ``fdef`` (in place); True where that wrote a list
+    display (``[*ps]`` for ``list(ps)``)."""
+    displays = _copies_as_displays(fdef)
     if not any(_mutates(n) for n in gast.walk(fdef)):
         _truth_as_length(fdef, lambda: _made_lists(fdef) | _grown_names(fdef))
-        return
+        return displays
     made, params = _made_lists(fdef), _params(fdef)
     for stmts in _blocks(fdef):
         stmts[:] = [t for s in stmts for t in _delete_as_pops(s, made, made | params,
@@ -99,10 +101,11 @@ def list_mutations_as_appends(fdef, names, parsed=None):
     grown = _grown(fdef, made, params)
     _truth_as_length(fdef, lambda: made | grown)
     if not grown and not any(_static_item_assignment(s, made) for s in gast.walk(fdef)):
-        return
+        return displays
     rewrite = _Rewrite(names, made, params, grown, parsed)
     for stmts in _blocks(fdef):
         stmts[:] = [t for s in stmts for t in rewrite.statement(s)]
+    return displays
 
 
 def grows_list(node):
@@ -164,6 +167,40 @@ def _delete_as_pops(s, made, lists, parsed):
                 keywords=[]))
         out.append(copy_loc(new, s))
     return out
+
+
+def _copies_as_displays(fdef):
+    """``qs = list(ps)`` (``ps.copy()``) where ``qs`` is then changed in place: ``qs =
+    [*ps]``, a list the function makes, whatever ``ps`` is (a list argument, whose length
+    the call fixes, cannot change its own)."""
+    copies = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign) and
+              len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and
+              isinstance(n.value, gast.Call) and not n.value.keywords and (
+                  isinstance(n.value.func, gast.Name) and n.value.func.id == "list" and
+                  len(n.value.args) == 1 or isinstance(n.value.func, gast.Attribute) and
+                  n.value.func.attr == "copy" and not n.value.args)]
+    if not copies:
+        return False
+    # (x.copy() of an array, then x[i] = v or x += [1.0], is an array's: only what lists
+    # alone do counts for it)
+    by_lists = {changes_list(n) or _cleared(n) or
+                isinstance(n, gast.Call) and grows_list(n) for n in gast.walk(fdef)}
+    by_any = by_lists | {grows_list(n) or _subscript_stored(n) for n in gast.walk(fdef)}
+    copies = [n for n in copies if n.targets[0].id in (by_any if n.value.args else by_lists)]
+    for n in copies:
+        copied = n.value.args[0] if n.value.args else n.value.func.value
+        n.value = copy_loc(gast.List(elts=[gast.Starred(value=copied, ctx=gast.Load())],
+                                     ctx=gast.Load()), n)
+    return bool(copies)
+
+
+def _subscript_stored(s):
+    """The name of ``xs`` in ``xs[i] = v`` (``xs[i] += v``, ``xs[a:b] = ys``), or None."""
+    target = s.targets[0] if isinstance(s, gast.Assign) and len(s.targets) == 1 else \
+        s.target if isinstance(s, gast.AugAssign) else None
+    if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+        return target.value.id
+    return None
 
 
 def _cleared(s):

@@ -1164,6 +1164,11 @@ class FunctionTyper:
                 return self.user_call(node, method, args, kwargs)
         if isinstance(t, ListType) or isinstance(t, SequenceType) and t.kind == "list":
             hint = _LIST_METHOD_HINTS.get(f.attr)
+            if isinstance(t, SequenceType) and f.attr in _GROWING:  # (or del, insert: pops)
+                raise self.error(node, "astjax cannot change this list's length here: the "
+                                 "call fixes it (a list argument, or one made from it); "
+                                 "copy it into a list the function makes (xs = list(xs)) "
+                                 "and change that")
             if hint is not None:
                 raise self.error(node, f"astjax cannot compile list.{f.attr}() here: {hint}")
         raise self.error(node, f"{t} has no method {f.attr!r} usable here")
@@ -1427,8 +1432,10 @@ _BY_VALUE = ("it compares elements with ==, which for arrays is elementwise (JAX
 _LIST_METHOD_HINTS = {
     "remove": _BY_VALUE + " (del xs[i] or xs.pop(i))", "index": _BY_VALUE,
     "count": _BY_VALUE, "sort": "sort an array instead (jnp.sort(jnp.stack(xs)))",
-    "reverse": "make the reversed list (xs = xs[::-1])", "copy": "make a copy (xs[:])",
+    "reverse": "make the reversed list (xs = xs[::-1])",
+    "copy": "copy with list(xs) or xs[:]",
 }
+_GROWING = ("pop", "append", "insert", "extend", "clear")
 _LIST_SUM = """def list_sum(_s, _start):
     _acc = _start + _s[0]
     for _k in range(1, len(_s)):
