@@ -126,27 +126,34 @@ def _changing_calls(fdef):
 
 def liveness(fdef, out, keys=None):
     """Which variables the output depends on (through values, not conditions), as
-    ``{name: None}`` for a whole value or ``{name: {keys}}`` when only some elements of a
-    tuple/dict are used. Only their statements need adjoints: the rest have zero cotangents."""
+    ``{name: None}`` for a whole value or ``{name: {paths}}`` when only some elements of a
+    tuple/dict are used (a path names an element inside nested containers: ``(1, 0)``
+    for ``v[1][0]``; ``keys``: those of the output). Only their statements need adjoints:
+    the rest have zero cotangents, as JAX's symbolic zeros (the cos(x) / x of sici's
+    rule is never multiplied by Ci's zero cotangent when only Si is used)."""
     live = {out: None if keys is None else set(keys)}
 
-    def mark(name, key=None):
-        if name not in live:
-            live[name] = None if key is None else {key}
-            return True
-        current = live[name]
-        if current is None or key in current:
+    def mark(name, path=None):
+        """Mark element ``path`` of ``name`` (None or (): all of it) live."""
+        path = path or None
+        current = live.get(name, set())
+        if current is None or path is not None and any(
+                path[:len(p)] == p for p in current):
             return False
-        if key is None:
-            live[name] = None
-        else:
-            current.add(key)
+        live[name] = None if path is None else \
+            {p for p in current if p[:len(path)] != path} | {path}
         return True
 
     def mark_all(node):
         return any([mark(n.id) for n in gast.walk(node) if isinstance(n, gast.Name)])
 
-    assigns = [n for n in gast.walk(fdef) if isinstance(n, gast.Assign)]
+    def mark_part(node, rest):
+        """Element ``rest`` of the value ``node`` (a name: just that element)."""
+        if isinstance(node, gast.Name):
+            return mark(node.id, rest)
+        return mark_all(node)
+
+    assigns = _run_assigns(fdef.body)  # (a branch typing ruled out reads nothing)
     appends = [n.value for n in gast.walk(fdef) if isinstance(n, gast.Expr)
                and anno.get(n.value, "list_append")]
     changing = _changing_calls(fdef)
@@ -159,21 +166,29 @@ def liveness(fdef, out, keys=None):
                 continue
             keys_used = live[target]
             if keys_used is not None and isinstance(value, (gast.Tuple, gast.List)):
-                for k in keys_used:
+                for path in keys_used:
+                    k = path[0]
                     if isinstance(k, int) and k < len(value.elts):
-                        changed |= mark_all(value.elts[k])
+                        changed |= mark_part(value.elts[k], path[1:])
             elif anno.get(value, "tree_build") is not None:  # {"a": x}, P(x, y)
                 for k, v in zip(anno.get(s.targets[0], "type").keys,
                                 anno.get(value, "tree_build")):
-                    if keys_used is None or k in keys_used:
-                        changed |= mark_all(v)
+                    for path in [(k,)] if keys_used is None else keys_used:
+                        if path[0] == k:
+                            changed |= mark_part(v, path[1:])
             elif isinstance(value, (gast.Subscript, gast.Attribute)) and \
                     anno.get(value, "op") is None and isinstance(value.value, gast.Name) and \
-                    child_key(value) is not None and keys_used is None and \
+                    child_key(value) is not None and \
                     not isinstance(anno.get(value.value, "type"), ListType):
-                changed |= mark(value.value.id, child_key(value))  # (a list is live whole)
+                key = child_key(value)  # (a list is live whole)
+                for path in [()] if keys_used is None else keys_used:
+                    changed |= mark(value.value.id, (key,) + path)
             elif _stops_cotangents(s):
                 continue
+            elif (read := _call_reads(value, keys_used)) is not None:
+                for node, paths in read:  # (only the arguments the used outputs depend on)
+                    for path in paths or [()]:
+                        changed |= mark_part(node, path)
             elif getattr(anno.get(value, "op"), "name", None) in SHAPE_ONLY:
                 # no cotangent flows to an operand read for its shape only
                 shape = anno.get(value, "operand_nodes").get(
@@ -189,6 +204,74 @@ def liveness(fdef, out, keys=None):
             if any(n.id in live for n in lists):
                 changed |= mark_all(call)
     return live
+
+
+_CALLS = {}  # id of a Specialization -> (spec, {output paths: its live parameters})
+_WITHIN = set()  # (ids of) the specializations whose liveness is being found
+
+
+def _call_reads(value, keys_used):
+    """For a call of a user function of which the elements ``keys_used`` (None: all) are
+    used: [(argument node, its live paths or None)] for the arguments the callee's
+    liveness reaches (``sort((a, log(a)))[0]`` reads ``a``, not ``log(a)``); None where
+    the callee's arguments are all read (a custom rule, lists, recursion)."""
+    callee = anno.get(value, "callee") if isinstance(value, gast.Call) else None
+    fdef = getattr(callee, "fdef", None)
+    if fdef is None or getattr(callee.fn, "custom_rule", None) is not None or \
+            id(callee) in _WITHIN or changed_list_params(callee) or \
+            not isinstance(fdef.body[-1], gast.Return) or \
+            not isinstance(fdef.body[-1].value, gast.Name):
+        return None
+    try:
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords}).arguments
+    except (TypeError, ValueError):
+        return None
+    params = [a.id for a in fdef.args.args]
+    if list(sig.parameters) != params or any(
+            _holds(t, lambda u: isinstance(u, ListType)) for t in callee.arg_types):
+        return None
+    keys = None if keys_used is None else frozenset(keys_used)
+    hit = _CALLS.get(id(callee))
+    if hit is None or hit[0] is not callee:
+        _CALLS[id(callee)] = hit = (callee, {})
+    if keys not in hit[1]:
+        _WITHIN.add(id(callee))
+        try:
+            live = liveness(fdef, fdef.body[-1].value.id, keys)
+        finally:
+            _WITHIN.discard(id(callee))
+        hit[1][keys] = {p: live[p] for p in params if p in live}
+    live = hit[1][keys]
+    out = []
+    for name, node in bound.items():
+        if name not in live:
+            continue
+        if not isinstance(node, gast.AST):
+            return None  # (*args)
+        out.append((node, None if live[name] is None else sorted(live[name], key=repr)))
+    return out
+
+
+def _holds(t, found):
+    from ..ir.types import keyed_children
+    return found(t) or any(_holds(c, found) for _, c in keyed_children(t) or ())
+
+
+def _run_assigns(stmts):
+    """The assignments of ``stmts`` that can run: not those of the branch a static ``if``
+    does not take (``if _is_complex(a.dtype):`` for a real ``a``)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, gast.Assign):
+            out.append(s)
+        elif isinstance(s, gast.If) and anno.get(s, "taken") is not None:
+            out += _run_assigns(s.body if anno.get(s, "taken") else s.orelse)
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            out += _run_assigns(s.body) + _run_assigns(s.orelse)
+        else:
+            out += [n for n in gast.walk(s) if isinstance(n, gast.Assign)]
+    return out
 
 
 def activity(fdef, seeds, through_derivatives=False):

@@ -121,6 +121,7 @@ class custom_vjp(_Custom):
 class custom_jvp(_Custom):
     """``@custom_jvp`` then ``@f.defjvp`` on ``jvp(primals, tangents) -> (out, t_out)``."""
     definer = "defjvp"
+    follows_live = True  # (see vjp_function)
 
     def defjvp(self, jvp):
         self.rule = jvp
@@ -157,7 +158,10 @@ class custom_jvp(_Custom):
         return f"_rule({', '.join(fixed)}{', ' if fixed else ''}" \
                f"{_tup([params[i] for i in diff])}, {_tup([tangents[i] for i in diff])})"
 
-    def vjp_function(self, spec, into):
+    def vjp_function(self, spec, into, live=None):
+        """``live``: the paths of the output the caller reads (None: all); the tangent
+        map is differentiated for those alone, so the rule's terms for the others are not
+        multiplied by their zero cotangents (inf * 0 = nan in sici's at 0)."""
         from . import adlib
         from .api import _zeros_like_expr
         from .reverse import vjp_function
@@ -181,7 +185,7 @@ class custom_jvp(_Custom):
                   f"    return _primal({', '.join(params)}), {_tup(cts)}\n")
         # only the tangents' cotangents: at v = 0 the primals' are zero, and a rule calling
         # the function (ans = f(x); ans * t) would differentiate this rule again, forever
-        namespace["_map_vjp"] = vjp_function(map_spec, wrt=range(n, 2 * n))
+        namespace["_map_vjp"] = vjp_function(map_spec, live, wrt=range(n, 2 * n))
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
 
     def primal_function(self, spec):
@@ -344,8 +348,10 @@ class BatchedCustomJvp:
                                     in_axes=tuple(in_axes[i] for i in fixed) + (diff, diff),
                                     out_axes=(out_axes, out_axes))
 
-    def vjp_function(self, spec, into):
-        return self.batched.vjp_function(spec, into)
+    follows_live = True
+
+    def vjp_function(self, spec, into, live=None):
+        return self.batched.vjp_function(spec, into, live)
 
     def jvp_function(self, spec, into):
         return self.batched.jvp_function(spec, into)

@@ -48,36 +48,58 @@ def _leaf_paths(t):
     return sorted({p for p, _ in float_leaves(t)}, key=repr)
 
 
+def live_paths(live):
+    """``live`` as a frozenset of paths: a key k of the output's elements stands for
+    ``(k,)``; a tuple is a path into nested containers."""
+    if live is None:
+        return None
+    return frozenset(k if isinstance(k, tuple) else (k,) for k in live)
+
+
+def _suffix(live, wrt, in_place):
+    """The part of a derivative's name that tells its specializations apart."""
+    suffix = "" if live is None else "_" + "_".join(
+        "x".join(map(str, path)) for path in sorted(live, key=str))
+    suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
+    return suffix + ("_in_place" if in_place else "")
+
+
 def vjp_function(spec, live=None, wrt=None, in_place=False):
     """The ``*_vjp`` SyntheticFunction of a typed specialization (cached).
 
     ``live``: None when the whole output gets a cotangent, else the keys of the
-    output tuple/dict elements that do (``{0}`` for has_aux); the rest count as zero.
+    output tuple/dict elements that do (``{0}`` for has_aux), or paths to elements
+    inside them (``(1, 0)``: ``out[1][0]``); the rest count as zero (see ``liveness``).
     ``wrt``: None for every input's cotangent, else the positions of the inputs whose
     cotangents are wanted; the others' are zeros, and nothing that depends on them alone
     is differentiated.
     ``in_place``: see ``_passes_lists``.
     """
-    live = None if live is None else frozenset(live)
+    live = live_paths(live)
     wrt = None if wrt is None else frozenset(wrt)
     custom = getattr(spec.fn, "custom_rule", None)
     if custom is not None:  # custom_vjp / custom_jvp: the user's rule
-        key = (id(spec), "custom")
+        # a custom_jvp rule's tangents of outputs nothing reads are not transposed (JAX's
+        # symbolic zeros); a custom_vjp's bwd gets zeros for them, as in JAX
+        live = live if getattr(custom, "follows_live", False) else None
+        key = (id(spec), "custom", live)
         hit = _CACHE.get(key)
         if hit is None or hit[0] is not spec:
-            fn = SyntheticFunction(f"{spec.name}_vjp", None, {}, spec.parsed)
+            fn = SyntheticFunction(f"{spec.name}_vjp{_suffix(live, None, False)}", None, {},
+                                   spec.parsed)
             _CACHE[key] = hit = (spec, fn)  # named first: the rule may call the function
-            custom.vjp_function(spec, fn)
+            if live is None:
+                custom.vjp_function(spec, fn)
+            else:
+                custom.vjp_function(spec, fn, live)
         return hit[1]
     in_place = _passes_lists(spec, in_place)
     key = (id(spec), live, wrt, in_place)
     hit = _CACHE.get(key)
     if hit is None or hit[0] is not spec:
         mode = ReverseMode(spec, live, wrt, in_place)
-        suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
-        suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
-        suffix += "_in_place" if in_place else ""
-        fn = SyntheticFunction(f"{spec.name}_vjp{suffix}", None, mode.namespace, spec.parsed)
+        fn = SyntheticFunction(f"{spec.name}_vjp{_suffix(live, wrt, in_place)}", None,
+                               mode.namespace, spec.parsed)
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         mode.build(fn)
     return hit[1]
@@ -118,7 +140,7 @@ def split_vjp_functions(spec, live=None, wrt=None, in_place=False):
     if getattr(spec.fn, "custom_rule", None) is not None or \
             getattr(spec.fn, "checkpoint", False) or changed_list_params(spec):
         return None  # (a callee changing a list argument takes that list's cotangent too)
-    live = None if live is None else frozenset(live)
+    live = live_paths(live)
     wrt = None if wrt is None else frozenset(wrt)
     in_place = _passes_lists(spec, in_place)
     key = (id(spec), live, wrt, "split", in_place)
@@ -127,9 +149,7 @@ def split_vjp_functions(spec, live=None, wrt=None, in_place=False):
         if id(spec) in _BUILDING:
             return None
         mode = ReverseMode(spec, live, wrt, in_place)
-        suffix = "" if live is None else "_" + "_".join(map(str, sorted(live, key=str)))
-        suffix += "" if wrt is None else "_wrt_" + "_".join(map(str, sorted(wrt)))
-        suffix += "_in_place" if in_place else ""
+        suffix = _suffix(live, wrt, in_place)
         fwd = SyntheticFunction(f"{spec.name}_fwd{suffix}", None, mode.namespace, spec.parsed)
         bwd = SyntheticFunction(f"{spec.name}_bwd{suffix}", None, mode.namespace, spec.parsed)
         split = (fwd, bwd) if mode.build(fwd, bwd) else None
@@ -299,7 +319,7 @@ class ReverseMode(ListAdjoints):
         # seed: the output's cotangent (only its live elements)
         if isinstance(out, gast.Name):
             for path, _ in float_leaves(out_type):
-                if self.live is None or path[0] in self.live:
+                if self.live is None or any(path[:len(p)] == p for p in self.live):
                     backward.append(assign(self.ct(out.id, path), _sub(load(g), path)))
             if holds_float_list(out_type):  # a returned list's: the caller's, in place
                 self.output_list = self.list_root(out.id)
