@@ -2,6 +2,8 @@
 lists) differentiates them: pop at an index, item assignment, extend and +=, builtin sum,
 lists of pairs passed to helpers, a list filled by a callee. Checked against finite
 differences (check_grads: jvp and vjp) and closed forms."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -187,11 +189,26 @@ def summed_list_with_a_start(x):
     return jnp.sum(sum(hs, x) ** 2)
 
 
+def summed_when_empty(x, n):
+    hs = []
+    for i in range(n):
+        hs.append(x * i)
+    return jnp.sum(sum(hs) + x)
+
+
 def test_builtin_sum_of_a_list(x64):
     x = X
     np.testing.assert_allclose(grad(summed_list)(x), 12 * x, rtol=1e-6)
     for fn in (summed_list, summed_list_with_a_start):
         check_grads(fn, (x,), order=1)
+    # empty only at run time: Python's 0 has no shape astjax could give it; the first
+    # element's read fails at the sum's line (it named the def's)
+    line = inspect.getsourcelines(summed_when_empty)[1] + 4
+    np.testing.assert_allclose(astjax.jit(summed_when_empty)(x, 2),
+                               summed_when_empty(x, 2), rtol=1e-12)
+    for transformed in (astjax.jit(summed_when_empty), grad(summed_when_empty)):
+        with pytest.raises(IndexError, match=rf"test_grad_lists.py:{line}: list index out"):
+            transformed(x, 0)
 
 
 # --- insert, del, slice assignment, a list as a condition ----------------------------------

@@ -790,15 +790,21 @@ class FunctionTyper:
         source = f"def star_{display or 'call'}({', '.join(params)}):\n    return {built}\n"
         return self.call_generated(node, source, passed, [self.atom(a, env) for a in passed])
 
-    def call_generated(self, node, source, passed, types, namespace=None):
+    def call_generated(self, node, source, passed, types, namespace=None, located=False):
         """Make ``node`` a call, with the atoms ``passed`` (typed ``types``), of the function
-        ``source`` defines (one per program and source; its names resolve in ``namespace``)."""
+        ``source`` defines (one per program and source; its names resolve in ``namespace``;
+        ``located``: one per line too, what it raises reported at ``node``'s)."""
         from ..frontend.synthetic import from_source
-        helper = self.module.dict_setters.get(source)  # (generated helpers, by source)
+        located = located and getattr(node, "lineno", None) is not None
+        key = (source, node.lineno) if located else source
+        helper = self.module.dict_setters.get(key)  # (generated helpers, by source)
         if helper is None:
             name = source[len("def "):source.index("(")]
-            helper = self.module.dict_setters[source] = from_source(
+            helper = self.module.dict_setters[key] = from_source(
                 name, source, namespace or {}, self.parsed)
+            for n in gast.walk(helper.fdef) if located else ():
+                if isinstance(n, (gast.stmt, gast.expr)):
+                    n.lineno, n.col_offset = node.lineno, node.col_offset
             # a name that resolves to it in every function of the program (vmap prints a
             # call of values it does not batch as source)
             helper.ref = f"_astjax_{name}_{len(self.module.hoisted)}"
@@ -1460,10 +1466,12 @@ def _sum(self, node, args, kwargs):
         return self.fold(node, lambda _, v: v, start, start)  # nothing is ever appended
     if isinstance(seq, ListType):
         # a list built at run time: a loop of Python's adds, which compile (Numba too) and
-        # differentiate as reads by index (an empty list fails on its first element)
+        # differentiate as reads by index (an empty list fails on its first element, an
+        # IndexError at the sum's line)
         start_node = node.args[1] if len(node.args) > 1 else gast.Constant(value=0, kind=None)
         anno.set_(start_node, "type", start)
-        return self.call_generated(node, _LIST_SUM, [node.args[0], start_node], [seq, start])
+        return self.call_generated(node, _LIST_SUM, [node.args[0], start_node], [seq, start],
+                                   located=True)
     raise self.error(node, "sum() of an array: use jnp.sum(x) (or x.sum())")
 
 
