@@ -274,6 +274,19 @@ def removed_by_value(x):
     return jnp.sum(hs[0])
 
 
+def first_if_any(lst):
+    if lst:
+        return lst[0]
+    return lst[1]
+
+
+def tested_by_a_callee(x):
+    hs = []
+    for i in range(2):
+        hs.append(x * i)
+    return jnp.sum(first_if_any(hs))
+
+
 def empty_sums(x):
     hs = []
     return jnp.sum(sum(hs) + x) + sum([], 2.0)
@@ -308,6 +321,10 @@ def test_insert_del_slice_assignment_and_truth(x64):
     with pytest.raises(TypeCheckError, match=r"test_grad_lists.py:\d+:\d+: astjax cannot "
                        r"compile list.remove\(\) here: .*\(del xs\[i\] or xs.pop\(i\)\)"):
         grad(removed_by_value)(x)
+    # a list argument as a condition, in a callee that does not change it
+    with pytest.raises(TypeCheckError, match=r"test_grad_lists.py:\d+:\d+: cannot use a "
+                       r"list\[f64\[_\]\] as a condition here .*: write len\(xs\) > 0"):
+        astjax.jit(tested_by_a_callee)(x)
     # del of an array's element (JAX: arrays do not support item deletion)
     with pytest.raises(UnsupportedSyntaxError, match=r"test_grad_lists.py:\d+:\d+: astjax "
                        "cannot compile del here"):

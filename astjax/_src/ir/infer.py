@@ -158,6 +158,10 @@ class FunctionTyper:
             return t
         if isinstance(t, (SequenceType, TreeType)):
             return Static(len(t.elts if isinstance(t, SequenceType) else t.children) > 0)
+        if isinstance(t, ListType):  # (a list the function makes or changes is rewritten)
+            raise self.error(node, f"cannot use a {t} as a condition here (a list "
+                             "argument, whose length is a run-time value): write "
+                             "len(xs) > 0")
         raise self.error(node, f"cannot use a {t} as a condition")
 
     def if_(self, s, env):
