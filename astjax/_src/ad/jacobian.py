@@ -234,13 +234,21 @@ class _Jacobian(Jitted):
         try:
             program.specialize(batched, arg_types)
             return batched
-        except Exception:  # noqa: BLE001 (the loop below raises any error that is real)
-            if split is not None:  # each sweep of the loop would pop the same tapes
-                return self.function_for(arg_types, program, split_allowed=False)
-            loop = jacobian_lib.jacrev_rows if self.mode == "jacrev" else \
-                jacobian_lib.jacfwd_columns
-            return from_source(name, source, dict(namespace, _step=step, _loop=loop),
-                               spec.parsed)
+        except Exception as e:  # noqa: BLE001 (the loop below raises any error that is real)
+            batched_error = e
+        if split is not None:  # each sweep of the loop would pop the same tapes
+            loop = self.function_for(arg_types, program, split_allowed=False)
+        else:
+            loop = from_source(name, source, dict(namespace, _step=step, _loop=getattr(
+                jacobian_lib, "jacrev_rows" if self.mode == "jacrev" else "jacfwd_columns")),
+                spec.parsed)
+        try:
+            program.specialize(loop, arg_types)
+        except Exception:  # noqa: BLE001
+            if _users_error(batched_error):  # (the loop's own error would be about the loop)
+                raise batched_error from None
+            raise
+        return loop
 
     def _pull(self, spec, arg_types, nums, out_type, outs, ins, split, with_output=False):
         """``pull(args, y, x, e)``: the raveled cotangent of the inputs ``nums`` for the flat
@@ -396,3 +404,10 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """JAX's ``jacfwd(jacrev(fun))``: forward over reverse."""
     return _Jacobian(jacrev(fun, argnums, has_aux, holomorphic), argnums, "jacfwd", has_aux,
                      holomorphic)
+
+
+def _users_error(e):
+    """An error located in the user's code (not a limit of batching inside astjax's)."""
+    from ..errors import UserCodeError, in_astjax
+    return isinstance(e, UserCodeError) and e.filename is not None and \
+        not in_astjax(e.filename)
