@@ -158,6 +158,7 @@ class ForwardMode:
         floating-point argument (a fixed point over loops and branches)."""
         active = {a.id for k, a in enumerate(self.fdef.args.args) if _leaves(anno.get(a, "type"))
                   and (self.wrt is None or k in self.wrt)}
+        parts = {}  # an active variable -> the paths of its active leaves, where not all are
         statements = [n for n in gast.walk(self.fdef) if isinstance(n, (gast.Assign, gast.Expr))]
         changed = True
         while changed:
@@ -181,18 +182,61 @@ class ForwardMode:
                 t = anno.get(s.targets[0], "type")
                 # (a container holding a list of floats is active too, so that taking the
                 # list out of it is refused in ``structural``, not left without a tangent)
-                if target in active or not (_leaves(t) or holds(t, holds_float_list)):
+                if target in active and target not in parts or \
+                        not (_leaves(t) or holds(t, holds_float_list)):
                     continue
                 op = anno.get(s.value, "op")
                 if op is not None and not op.differentiable:
                     continue
                 if anno.has(s.value, "folded"):
                     continue
-                if any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and
-                       n.id in active for n in gast.walk(s.value)):
-                    active.add(target)
+                found = self.reached(s.value, t, active, parts)
+                if found is None:
+                    continue
+                if found is _ALL:
+                    changed |= target not in active or target in parts
+                    parts.pop(target, None)
+                elif target not in active or not found <= parts[target]:
+                    parts[target] = found | parts.get(target, frozenset())
                     changed = True
+                active.add(target)
+        self.parts = parts
         return active
+
+    def reached(self, value, t, active, parts):
+        """Which leaves of ``value`` (of type ``t``) depend on the active variables: None
+        (none), _ALL, or a frozenset of paths. A tuple's elements are told apart, through
+        calls too, so that an element with a zero tangent (modf(x)[1], a callee's integer
+        part) gets none, as JAX's symbolic zeros: sqrt of it is not inf * 0."""
+        def of(node, prefix):
+            if not (isinstance(node, gast.Name) and node.id in active):
+                return frozenset()
+            return frozenset({prefix} if node.id not in parts else
+                             {prefix + p for p in parts[node.id]})
+
+        if not any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in active
+                   for n in gast.walk(value)):
+            return None
+        if isinstance(value, gast.Name):
+            return parts.get(value.id, _ALL)
+        if isinstance(value, (gast.Tuple, gast.List)) and isinstance(t, SequenceType):
+            return frozenset().union(*[of(e, (k,)) for k, e in enumerate(value.elts)]) or None
+        if isinstance(value, (gast.Subscript, gast.Attribute)) and anno.get(value, "op") is None \
+                and isinstance(value.value, gast.Name) and child_key(value) is not None and \
+                not isinstance(anno.get(value.value, "type"), ListType) and \
+                runtime_index(value) is None:
+            if value.value.id not in active:
+                return None
+            if value.value.id not in parts:
+                return _ALL
+            key = child_key(value)
+            rest = {p[1:] for p in parts[value.value.id] if p[0] == key}
+            return _ALL if () in rest else frozenset(rest) or None
+        callee = anno.get(value, "callee")
+        if callee is not None and getattr(callee.fn, "custom_rule", None) is None:
+            return _callee_output(callee, value, active)
+        return _ALL
+
 
     # --- entry ---------------------------------------------------------------------------
     def build(self, fn):
@@ -585,3 +629,43 @@ class ForwardMode:
                     for path, _ in _leaves(t)} if self.is_active(lst) else None
         raise NoTangentRule(f"statement at line {getattr(s, 'lineno', '?')}")
 
+
+_ALL = "all"  # (every leaf of a value: see ForwardMode.reached)
+_OUTPUTS = {}  # (id of a Specialization, wrt) -> (spec, which leaves of its output are active)
+_ANALYZING = set()
+
+
+def _callee_output(callee, value, active):
+    """Which leaves of ``callee``'s output depend on its arguments that are active here
+    (``ForwardMode.reached``): _ALL where that is not worked out (lists, recursion)."""
+    if holds(callee.return_type, holds_float_list) or any(
+            holds(t, holds_float_list) for t in callee.arg_types) or \
+            not isinstance(callee.fdef.body[-1], gast.Return) or \
+            not isinstance(callee.fdef.body[-1].value, gast.Name):
+        return _ALL
+    try:
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords}).arguments
+    except (TypeError, ValueError):
+        return _ALL
+    params = list(sig.parameters)
+    if params != [a.id for a in callee.fdef.args.args]:
+        return _ALL
+    wrt = frozenset(k for k, name in enumerate(params) if isinstance(bound.get(name), gast.Name)
+                    and bound[name].id in active)
+    key = (id(callee), wrt)
+    hit = _OUTPUTS.get(key)
+    if hit is None or hit[0] is not callee:
+        if key in _ANALYZING:
+            return _ALL
+        _ANALYZING.add(key)
+        try:
+            mode = ForwardMode(callee, wrt)
+        except Exception:  # (whatever stops forward mode there is reported when it is built)
+            return _ALL
+        finally:
+            _ANALYZING.discard(key)
+        out = callee.fdef.body[-1].value.id
+        _OUTPUTS[key] = hit = (callee, None if out not in mode.active else
+                               mode.parts.get(out, _ALL))
+    return hit[1]

@@ -16,8 +16,9 @@ _LN2 = 0.6931471805599453
 _LN10 = 2.302585092994046
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 
-# sign is constant almost everywhere: no gradient flows through it (as floor, ceil)
-nondifferentiable("sign")
+# sign and floor_divide are constant almost everywhere: no gradient flows through them (as
+# floor, ceil), and no tangent: JAX's is a symbolic zero, so sqrt(x // 1.0) has none at 0.5
+nondifferentiable("sign", "floor_divide")
 
 
 # --- arithmetic ------------------------------------------------------------------------------
@@ -51,7 +52,8 @@ def true_divide_vjp(z, x, y, g):
 
 @vjp_rule("floor_divide")
 def floor_divide_vjp(z, x, y, g):
-    # piecewise constant: zero gradients, as in JAX (None: nothing to add)
+    # piecewise constant: zero gradients, as in JAX (None: nothing to add; not called by
+    # the transforms, which see floor_divide as not differentiable)
     return (None, None)
 
 
