@@ -280,7 +280,7 @@ def first_if_any(lst):
     return lst[1]
 
 
-def tested_by_a_callee(x):
+def condition_in_a_callee(x):
     hs = []
     for i in range(2):
         hs.append(x * i)
@@ -324,7 +324,7 @@ def test_insert_del_slice_assignment_and_truth(x64):
     # a list argument as a condition, in a callee that does not change it
     with pytest.raises(TypeCheckError, match=r"test_grad_lists.py:\d+:\d+: cannot use a "
                        r"list\[f64\[_\]\] as a condition here .*: write len\(xs\) > 0"):
-        astjax.jit(tested_by_a_callee)(x)
+        astjax.jit(condition_in_a_callee)(x)
     # del of an array's element (JAX: arrays do not support item deletion)
     with pytest.raises(UnsupportedSyntaxError, match=r"test_grad_lists.py:\d+:\d+: astjax "
                        "cannot compile del here"):
