@@ -245,3 +245,16 @@ def test_second_order_through_the_transform(x64):
     rng = np.random.default_rng(8)
     check_grads(_mixed, (rng.uniform(0.3, 0.9, (3, 4)), rng.uniform(1.2, 1.8, (4,))), order=2,
                 modes=("rev",))
+
+
+def test_ldexp_and_frexp_scale_by_a_power_of_two():
+    # JAX 0.10.2's values: d ldexp(x, n) = 2**n, d frexp(x)[0] = 2**-e (e = 0 at 0, inf, nan;
+    # a float32 subnormal's 2**132 overflows); they were 0, both ops not differentiable
+    x = np.array([0.0, 3.0, -3.0, np.inf, np.nan, 1e-40], np.float32)
+    want = [1.0, 0.25, 0.25, 1.0, 1.0, np.inf]
+    np.testing.assert_array_equal(astjax.grad(lambda x: jnp.sum(jnp.frexp(x)[0]))(x), want)
+    np.testing.assert_array_equal(astjax.vmap(lambda x: astjax.jvp(
+        lambda x: jnp.frexp(x)[0], (x,), (1.0,))[1])(x), want)
+    assert astjax.grad(lambda x: jnp.sum(jnp.ldexp(x, np.array([1, -2], np.int32))))(1.0) == 2.25
+    assert astjax.jvp(lambda x: jnp.ldexp(x, 3), (1.0,), (1.0,))[1] == 8.0
+    assert astjax.hessian(lambda x: jnp.ldexp(x * x, 2))(1.5) == 8.0

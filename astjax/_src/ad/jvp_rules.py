@@ -48,6 +48,20 @@ def _in_dtype(x, dtype):
     return jnp.astype(x, dtype)
 
 
+# --- ldexp, frexp: scalings by a power of two (vjp_elementwise.py) ----------------------------
+
+@jvp_rule("ldexp")
+def ldexp_jvp(z, x1, x2, t1, t2):
+    if t1 is None:
+        return None
+    return jnp.ldexp(t1, x2)
+
+
+@jvp_rule("frexp")
+def frexp_jvp(z, x, tx):
+    return (jnp.ldexp(tx, -z[1]), None)
+
+
 # --- real, imag, conj, abs: not holomorphic for complex inputs ---------------------------------
 # (their VJP rules are the transposes of these, vjp_elementwise.py)
 

@@ -9,8 +9,9 @@ imag, conj, abs); the holomorphic ops' rules hold for complex inputs as written.
 """
 import astjax.numpy as jnp
 
+from .adops import unbroadcast
 from .rules import nondifferentiable, vjp_rule
-from .vjp_shape import is_complex
+from .vjp_shape import is_complex, static
 
 _LN2 = 0.6931471805599453
 _LN10 = 2.302585092994046
@@ -55,6 +56,32 @@ def floor_divide_vjp(z, x, y, g):
     # piecewise constant: zero gradients, as in JAX (None: nothing to add; not called by
     # the transforms, which see floor_divide as not differentiable)
     return (None, None)
+
+
+# ldexp(x1, n) = x1 * 2**n and frexp's mantissa x * 2**-e: scalings by a power of two, as in
+# JAX (the integer exponents get no cotangent)
+
+@vjp_rule("ldexp")
+def ldexp_vjp(z, x1, x2, g):
+    if _number(x1) or not _inexact(x1):
+        return (None, None)
+    return (unbroadcast(jnp.ldexp(g, x2), x1), None)
+
+
+@vjp_rule("frexp")
+def frexp_vjp(z, x, g):
+    if _number(x) or not _inexact(x):
+        return (None,)
+    return (jnp.ldexp(g[0], -z[1]),)
+
+
+@static
+def _inexact_dtype(dtype):
+    return dtype.kind in "fc"
+
+
+def _inexact(x):
+    return _inexact_dtype(x.dtype)
 
 
 @vjp_rule("remainder")

@@ -110,7 +110,7 @@ def _frexp_rule(x):
                          ArrayType(np.dtype(np.int32), t.ones, False)), "tuple")
 
 
-frexp = Op("frexp", _frexp, _frexp_rule, differentiable=False, aliases=(np.frexp,))
+frexp = Op("frexp", _frexp, _frexp_rule, aliases=(np.frexp,))
 
 
 def _ldexp(x1, x2):
@@ -131,7 +131,7 @@ def _ldexp_rule(x1, x2):
 
 
 ldexp = Op("ldexp", _ldexp, _ldexp_rule, operands=("x1", "x2"), promote=("x1",), inexact=True,
-           differentiable=False, aliases=(np.ldexp,))
+           aliases=(np.ldexp,))
 
 
 # --- fused multiply-add -----------------------------------------------------------------------
