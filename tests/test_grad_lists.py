@@ -138,6 +138,12 @@ def item_assigned_in_a_list_argument(params, x):
     return jnp.sum(params[0] * params[1])
 
 
+def slices_assigned_in_a_list_argument(params, x):
+    params[1:] = [x, params[1] * 2.0]
+    params[:-2] = (jnp.sin(params[0]),)
+    return jnp.sum(params[0] * params[1]) + jnp.sum(params[2])
+
+
 def test_item_assignment(x64):
     x = X
     np.testing.assert_allclose(grad(item_assigned_at_loop_indices)(x),
@@ -151,6 +157,15 @@ def test_item_assignment(x64):
     np.testing.assert_allclose(g[0][1], 2 * x * x * np.cos(x + 1.0), rtol=1e-12)
     np.testing.assert_allclose(g[1], 2 * x * np.sin(x + 1.0), rtol=1e-12)
     check_grads(item_assigned_in_a_list_argument, (params, x), order=1)
+    # a slice: [sin p0, x, 2 p1]
+    np.testing.assert_allclose(astjax.jit(slices_assigned_in_a_list_argument)(params, x),
+                               _python_values(slices_assigned_in_a_list_argument,
+                                              list(params), x), rtol=1e-12)
+    g = grad(slices_assigned_in_a_list_argument, argnums=(0, 1))(params, x)
+    np.testing.assert_allclose(g[0][0], x * np.cos(params[0]), rtol=1e-12)
+    np.testing.assert_allclose(g[0][1], 2 + 0 * x, rtol=1e-12)
+    np.testing.assert_allclose(g[1], np.sin(params[0]), rtol=1e-12)
+    check_grads(slices_assigned_in_a_list_argument, (params, x), order=1)
 
 
 # --- extend and += ------------------------------------------------------------------------

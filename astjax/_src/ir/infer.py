@@ -822,8 +822,10 @@ class FunctionTyper:
         """``xs[i] = v`` on a list of known length (a parameter: desugaring rewrites those
         the function makes) with a constant ``i``: a new list, ``v`` in ``i``'s place."""
         sub = node.func.value
-        index = self.atom(sub.slice, env)
         n = len(xs.elts)
+        if isinstance(sub.slice, gast.Slice):
+            return self.list_slice_set(node, xs, env)
+        index = self.atom(sub.slice, env)
         if not (isinstance(index, Static) and type(index.value) is int):
             raise self.error(node, f"assigning to a list passed in needs a constant index "
                              f"here, got {index}")
@@ -834,6 +836,26 @@ class FunctionTyper:
         value = node.args[0]
         return self.call_generated(node, f"def list_set(xs, v):\n    return [{items}]\n",
                                    [sub.value.value, value], [xs, self.atom(value, env)])
+
+    def list_slice_set(self, node, xs, env):
+        """``xs[a:b] = ys`` on a list of known length passed in, with constant bounds and
+        ``ys`` of known length: a new list, as list_set makes."""
+        sub, value = node.func.value, node.args[0]
+        bounds = [Static(None) if b is None else self.atom(b, env)
+                  for b in (sub.slice.lower, sub.slice.upper, sub.slice.step)]
+        v = self.atom(value, env)
+        if not (all(isinstance(b, Static) and (b.value is None or type(b.value) is int)
+                    for b in bounds) and bounds[2].value is None and
+                isinstance(v, SequenceType)):
+            raise self.error(node, "assigning to a slice of a list passed in needs constant "
+                             "bounds, no step and a list or tuple of known length here; "
+                             "or copy it into a list the function makes (xs = list(xs))")
+        n = len(xs.elts)
+        lo, hi, _ = slice(bounds[0].value, bounds[1].value).indices(n)
+        items = [f"xs[{j}]" for j in range(lo)] + [f"v[{k}]" for k in range(len(v.elts))] + \
+            [f"xs[{j}]" for j in range(max(hi, lo), n)]
+        source = f"def list_set(xs, v):\n    return [{', '.join(items)}]\n"
+        return self.call_generated(node, source, [sub.value.value, value], [xs, v])
 
     def dict_set(self, node, d, env):
         """``d[k] = v`` on a dict (desugared as ``d = d.at[k].set(v)``, as for arrays): a new
