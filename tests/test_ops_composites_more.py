@@ -78,6 +78,12 @@ def _cases():
     ("nanpercentile", lambda x: jnp.nanpercentile(x, 30.0, axis=0), (XN2,),
      np.nanpercentile(XN2, 30.0, axis=0)),
     ("percentile", lambda x: jnp.percentile(x, 30.0, axis=0), (X,), np.percentile(X, 30.0, 0)),
+    # a tuple of axes, as JAX (it raised NotImplementedError)
+    ("percentile axes", lambda x, q: jnp.percentile(x, q * 100, axis=(2, 0), keepdims=True),
+     (X, Q), np.percentile(X, Q * 100, axis=(2, 0), keepdims=True)),
+    ("nanquantile axes", lambda x: jnp.nanquantile(x, 0.3, axis=(-1, 1)), (XN2,),
+     np.nanquantile(XN2, 0.3, axis=(-1, 1))),
+    ("median axes", lambda x: jnp.median(x, axis=(0, 1)), (XN,), np.median(XN, axis=(0, 1))),
     ("searchsorted", lambda s, v: jnp.searchsorted(s, v), (S, SV), np.searchsorted(S, SV)),
     ("searchsorted right", lambda s, v: jnp.searchsorted(s, v, side="right"), (S[:4], SV),
      np.searchsorted(S[:4], SV, side="right")),
@@ -271,6 +277,8 @@ def test_errors():
         jnp.searchsorted(X[0], A)
     with pytest.raises(ValueError, match="method must be one of"):
         jnp.quantile(A, 0.5, method="foo")
+    with pytest.raises(ValueError, match="repeated axis"):
+        jnp.median(X, axis=(0, -3))
     with pytest.raises(ValueError, match="out of bounds"):
         astjax.jit(lambda a: jnp.median(a, axis=3))(X)
     with pytest.raises(ValueError, match="axis was not set"):

@@ -133,9 +133,17 @@ def _quantile_axis(axis, ndim, method, fn):
         raise ValueError(f"{fn}(): method must be one of {_QMETHODS}, got {method!r}")
     if axis is None:
         return None
-    if isinstance(axis, (tuple, list)):
-        raise NotImplementedError(f"{fn}(): a tuple axis is not supported; pass one int")
-    return _normalize_axis.fn(axis, ndim, fn)
+    if not isinstance(axis, (tuple, list)):
+        return (_normalize_axis.fn(axis, ndim, fn),)
+    axes = tuple(sorted(_normalize_axis.fn(a, ndim, fn) for a in axis))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{fn}(): repeated axis in {tuple(axis)}")
+    return axes
+
+
+@static_helper
+def _shifted(axes, by):
+    return tuple(a + by for a in axes)
 
 
 @static_helper
@@ -162,8 +170,10 @@ def _quantile(a, q, axis, method, keepdims, fn, skip_nan=False):
     ndim = a.ndim
     if ax is None:
         s = jnp.sort(jnp.ravel(a))  # NaNs last
-    else:
-        s = jnp.sort(jnp.moveaxis(a, ax, -1), axis=-1)
+    else:  # the reduced axes last, merged into one
+        kept = ndim - len(ax)
+        moved = jnp.moveaxis(a, ax, _span(kept, ndim))
+        s = jnp.sort(jnp.reshape(moved, moved.shape[:kept] + (-1,)), axis=-1)
     nan = jnp.isnan(s)
     if skip_nan:  # the ranks run over the values that are not NaN, one count per slice
         count = jnp.sum(jnp.logical_not(nan), axis=-1)
@@ -199,12 +209,12 @@ def _quantile(a, q, axis, method, keepdims, fn, skip_nan=False):
     if keepdims:
         if ax is None:
             return jnp.reshape(out, q.shape + _keep_shape(ndim))
-        return jnp.expand_dims(out, q.ndim + ax)
+        return jnp.expand_dims(out, _shifted(ax, q.ndim))
     return out
 
 
 def quantile(a, q, axis=None, method="linear", keepdims=False):
-    """The ``q``-th quantiles of ``a`` along ``axis`` (one int or None), as ``jnp.quantile``
+    """The ``q``-th quantiles of ``a`` along ``axis`` (an int, a tuple or None), as ``jnp.quantile``
     (NaN where a slice holds one); ``q``'s axes come first in the result."""
     return _quantile(a, q, axis, method, keepdims, "quantile")
 
@@ -217,7 +227,7 @@ def percentile(a, q, axis=None, method="linear", keepdims=False):
 
 
 def median(a, axis=None, keepdims=False):
-    """The median of ``a`` along ``axis`` (one int or None)."""
+    """The median of ``a`` along ``axis`` (an int, a tuple or None)."""
     return _quantile(a, 0.5, axis, "midpoint", keepdims, "median")
 
 
