@@ -1032,6 +1032,63 @@ def test_custom_rules_of_functions_called_without_their_defaults(x64):
                                np.diag(-3 * np.sin(x)), rtol=1e-12, atol=1e-15)
 
 
+_PRIMAL_RUNS = []
+
+
+def _count_run(x):
+    _PRIMAL_RUNS.append(1)
+
+
+@astjax.custom_jvp
+def _counted_sin(x):
+    astjax.debug.callback(_count_run, x)
+    return jnp.sin(x)
+
+
+@_counted_sin.defjvp
+def _counted_sin_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _counted_sin(x), jnp.cos(x) * t  # (the rule calls the function, as gamma's)
+
+
+@astjax.custom_vjp
+def _counted_cube(x):
+    return x * x * x
+
+
+def _counted_cube_fwd(x):
+    astjax.debug.callback(_count_run, x)
+    return x * x * x, x
+
+
+def _counted_cube_bwd(x, g):
+    return (3.0 * x * x * g,)
+
+
+_counted_cube.defvjp(_counted_cube_fwd, _counted_cube_bwd)
+
+
+def test_grad_computes_a_custom_functions_value_once(x64):
+    """Reverse mode took a custom function's value from its rule in the forward sweep, then
+    ran the rule again in the backward sweep, twice for custom_jvp (the tangent map's
+    sweep and the value its derivative returned, unused): grad of gamma's draws (a
+    custom_jvp over a rejection sampler) compiled the sampler three times on Numba. The
+    forward sweep now runs the rule's own forward sweep and keeps what the backward one
+    reads, as JAX runs fwd (the jvp rule) once."""
+    x = np.array([0.3, -0.7, 1.1])
+    for f, want in ((_counted_sin, np.cos(x) * x + np.sin(x)),
+                    (_counted_cube, 4.0 * x ** 3)):
+        for transform in (grad, lambda f: astjax.jit(grad(f))):
+            del _PRIMAL_RUNS[:]
+            got = transform(lambda x: jnp.sum(f(x) * x))(x)
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+            assert len(_PRIMAL_RUNS) == 1
+    # differentiated itself, its rule's derivative returned the value from one more run
+    del _PRIMAL_RUNS[:]
+    np.testing.assert_allclose(grad(_counted_sin)(0.3), np.cos(0.3), rtol=1e-12)
+    assert len(_PRIMAL_RUNS) == 1
+
+
 def test_check_grads_compares_complex_outputs_whole(x64):
     # check_jvp cast the finite difference of a complex output to float64, dropping its
     # imaginary part: order=2 on a real function of complex inputs (its gradient is complex)

@@ -244,3 +244,35 @@ def test_gamma_family_gradients_in_the_shape_are_jax_implicit_ones(k):
     f, a, want = SHAPE_GRADIENTS[k]
     got = astjax.grad(f)(jnp.asarray(a, jnp.float32), random.PRNGKey(1))
     np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, atol=1e-8)  # (as printed)
+
+
+def _summed_gamma_draws(a, key):
+    return jnp.sum(random.gamma(key, a, (3,)))
+
+
+def _call_chains(source, entry, target):
+    """How many chains of calls lead from function ``entry`` of generated python source to
+    ``target``: the Numba backend inlines each into its own copy of ``target``."""
+    import ast
+    import functools
+    calls = {f.name: [n.func.id for n in ast.walk(f) if isinstance(n, ast.Call) and
+                      isinstance(n.func, ast.Name)]
+             for f in ast.parse(source).body if isinstance(f, ast.FunctionDef)}
+
+    @functools.cache
+    def chains(name):
+        return 1 if name == target else sum(chains(c) for c in calls.get(name, ()))
+    return chains(entry)
+
+
+def test_gamma_gradient_runs_the_sampler_once():
+    """grad of gamma draws ran the Marsaglia-Tsang sampler three times: in the forward
+    sweep (the custom_jvp rule's value), in the backward sweep (the rule again, for the
+    tangent map) and for the unused value the rule's derivative returned; on Numba, which
+    inlines each call, jit(grad(...)) compiled three copies of its two while loops (over
+    400 s). Now once, as the draw alone; the values are JAX's (above)."""
+    key, a = random.PRNGKey(1), jnp.float32(2.5)
+    source = astjax.make_source(astjax.grad(_summed_gamma_draws))(a, key)
+    assert _call_chains(source, "_summed_gamma_draws_grad", "_gamma_batch") == 1
+    source = astjax.make_source(_summed_gamma_draws)(a, key)
+    assert _call_chains(source, "_summed_gamma_draws", "_gamma_batch") == 1

@@ -71,6 +71,20 @@ def _cached_primal(spec, body, namespace):
     return hit[1]
 
 
+_SPLITS = {}  # (id of a Specialization, live) -> (spec, its split rule or None)
+
+
+def _cached_split(spec, live, make):
+    """``make()``'s (fwd, bwd) for ``spec``, made once. A rule that calls the function on
+    the tangents reaches here again while its split is made: it gets None (no split)."""
+    key = (id(spec), None if live is None else frozenset(live))
+    hit = _SPLITS.get(key)
+    if hit is None or hit[0] is not spec:
+        _SPLITS[key] = (spec, None)
+        _SPLITS[key] = hit = (spec, make())
+    return hit[1]
+
+
 def _param_names(spec):
     """The parameters of the functions written from a rule: a0, a1, ... (the user's own
     names could be those of the generated code's locals: g, r, cts, t_x)."""
@@ -96,6 +110,26 @@ class custom_vjp(_Custom):
     def defvjp(self, fwd, bwd):
         self.rule = (fwd, bwd)
         return self
+
+    def split_functions(self, spec, live=None):
+        """``<name>_fwd(x...) -> (out, residuals)``, ``<name>_bwd(x..., residuals, g) ->
+        cotangents``: the caller's forward sweep runs ``fwd`` once (as JAX does), where
+        ``vjp_function`` runs it again in the backward sweep."""
+        def make():
+            params = _param_names(spec)
+            namespace = {"_fwd": self.rule[0], "_bwd": self.rule[1]}
+            fixed = [params[i] for i in self.nondiff_argnums]
+            diff = [p for i, p in enumerate(params) if i not in self.nondiff_argnums]
+            cts = [f"cts[{diff.index(p)}]" if p in diff else _nondiff_cotangent(t, p, namespace)
+                   for p, t in zip(params, spec.arg_types)]
+            fwd = from_source(f"{spec.name}_fwd", f"def {spec.name}_fwd({', '.join(params)}):\n"
+                              f"    return _fwd({', '.join(params)})\n", namespace, spec.parsed)
+            bwd = from_source(f"{spec.name}_bwd",
+                              f"def {spec.name}_bwd({', '.join(params)}, res, g):\n"
+                              f"    cts = _bwd({', '.join(fixed + ['res', 'g'])})\n"
+                              f"    return {_tup(cts)}\n", namespace, spec.parsed)
+            return fwd, bwd
+        return _cached_split(spec, None, make)
 
     def primal_function(self, spec):
         """``<name>_rule_primal(x...)``: the value as ``fwd`` computes it."""
@@ -162,6 +196,13 @@ class custom_jvp(_Custom):
         """``live``: the paths of the output the caller reads (None: all); the tangent
         map is differentiated for those alone, so the rule's terms for the others are not
         multiplied by their zero cotangents (inf * 0 = nan in sici's at 0)."""
+        split = self.split_functions(spec, live)
+        if split is not None:  # the value from the rule's forward sweep, not the rule again
+            params = ", ".join(_param_names(spec))
+            return from_source(f"{spec.name}_vjp", f"def {spec.name}_vjp({params}, g):\n"
+                               f"    p = _fwd({params})\n"
+                               f"    return p[0], _bwd({params}, p[1], g)\n",
+                               {"_fwd": split[0], "_bwd": split[1]}, spec.parsed, into)
         from . import adlib
         from .api import _zeros_like_expr
         from .reverse import vjp_function
@@ -187,6 +228,44 @@ class custom_jvp(_Custom):
         # the function (ans = f(x); ans * t) would differentiate this rule again, forever
         namespace["_map_vjp"] = vjp_function(map_spec, live, wrt=range(n, 2 * n))
         return from_source(f"{spec.name}_vjp", source, namespace, spec.parsed, into)
+
+    def split_functions(self, spec, live=None):
+        """``<name>_fwd(x...) -> (out, residuals)``, ``<name>_bwd(x..., residuals, g) ->
+        cotangents``: the two sweeps of the rule ``(x, v) -> (out, t_out)`` differentiated
+        in ``v`` at ``v = 0``, so that the caller's forward sweep computes ``out`` once and
+        the backward sweep reads what it kept (``vjp_function`` runs the rule again, which
+        for a rejection sampler's draw compiles the sampler twice more). None where that
+        derivative does not split (the caller then uses ``vjp_function``)."""
+        def make():
+            from . import adlib
+            from .api import _zeros_like_expr
+            from .reverse import live_paths, split_vjp_functions
+            params = _param_names(spec)
+            n = len(params)
+            tangents = [f"t_{p}" for p in params]
+            both = from_source(f"{spec.name}_rule_map",
+                               f"def rule_map({', '.join(params + tangents)}):\n"
+                               f"    return {self.rule_call(params, tangents)}\n",
+                               {"_rule": self.rule}, spec.parsed)
+            map_spec = spec.program.specialize(both, spec.arg_types + spec.arg_types)
+            # (only t_out's live part, with respect to v alone: see vjp_function)
+            out_live = {(1,)} if live is None else {(1,) + p for p in live_paths(live)}
+            split = split_vjp_functions(map_spec, out_live, range(n, 2 * n))
+            if split is None:
+                return None
+            namespace = {"_map_fwd": split[0], "_map_bwd": split[1], "_ajx": adlib}
+            zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
+            cts = [_nondiff_cotangent(t, p, namespace) if k in self.nondiff_argnums
+                   else f"r[{n + k}]" for k, (p, t) in enumerate(zip(params, spec.arg_types))]
+            fwd = from_source(f"{spec.name}_fwd", f"def {spec.name}_fwd({', '.join(params)}):\n"
+                              f"    p = _map_fwd({', '.join(params + zeros)})\n"
+                              f"    return p[0][0], p[1]\n", namespace, spec.parsed)
+            bwd = from_source(f"{spec.name}_bwd",
+                              f"def {spec.name}_bwd({', '.join(params)}, res, g):\n"
+                              f"    r = _map_bwd({', '.join(params + zeros)}, res, (None, g))\n"
+                              f"    return {_tup(cts)}\n", namespace, spec.parsed)
+            return fwd, bwd
+        return _cached_split(spec, live, make)
 
     def primal_function(self, spec):
         """``<name>_rule_primal(x...)``: the value as the rule computes it (its primal
@@ -352,6 +431,9 @@ class BatchedCustomJvp:
 
     def vjp_function(self, spec, into, live=None):
         return self.batched.vjp_function(spec, into, live)
+
+    def split_functions(self, spec, live=None):
+        return self.batched.split_functions(spec, live)
 
     def jvp_function(self, spec, into):
         return self.batched.jvp_function(spec, into)

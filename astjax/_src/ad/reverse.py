@@ -517,20 +517,28 @@ class ReverseMode(ListAdjoints):
         level of the body (run once) calls the callee's forward sweep, and keeps its
         residuals for the callee's backward sweep (``call_adjoint``): the callee's primal
         work is done once. Calls in loops and branches stay checkpoints (their residuals
-        would need a tape), and so do calls no cotangent flows through."""
+        would need a tape), and so do calls no cotangent flows through. A custom function
+        gives its value as its rule computes it: from the rule's own forward sweep where
+        it splits (``split_functions``), else from ``primal_function``."""
         callee = anno.get(s.value, "callee")
-        rule_primal = getattr(getattr(callee, "fn", None), "custom_rule", None)
-        rule_primal = getattr(rule_primal, "primal_function", None)
-        if rule_primal is not None:  # a custom function: its value as its rule computes it
-            fn = rule_primal(callee)
-            args = self.call_arguments(s.value, callee, anno.clean_copy)  # defaults too
-            return [assign(s.targets[0].id, _call(self.global_ref(fn, fn.__name__), args), s)]
-        if callee is None or id(s) not in self.top_level or \
-                s.targets[0].id not in self.useful or not self.has_float_input(s.value):
+        custom = getattr(getattr(callee, "fn", None), "custom_rule", None)
+        runs_once = callee is not None and id(s) in self.top_level and \
+            s.targets[0].id in self.useful and self.has_float_input(s.value)
+        if hasattr(custom, "primal_function"):
+            split = self.at_user_call(s, lambda: custom.split_functions(
+                callee, self.useful.get(s.targets[0].id))) \
+                if runs_once and hasattr(custom, "split_functions") else None
+            if split is None:
+                fn = custom.primal_function(callee)
+                args = self.call_arguments(s.value, callee, anno.clean_copy)  # defaults too
+                return [assign(s.targets[0].id, _call(self.global_ref(fn, fn.__name__), args),
+                               s)]
+        elif not runs_once:
             return [anno.clean_copy(s)]
-        split = self.at_user_call(s, lambda: split_vjp_functions(
-            callee, self.useful.get(s.targets[0].id), self.call_wrt(s.value, callee),
-            in_place=True))
+        else:
+            split = self.at_user_call(s, lambda: split_vjp_functions(
+                callee, self.useful.get(s.targets[0].id), self.call_wrt(s.value, callee),
+                in_place=True))
         if split is None:
             return [anno.clean_copy(s)]
         pair, res = self.names.fresh("pair"), self.names.fresh("res")
