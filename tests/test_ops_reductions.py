@@ -349,3 +349,65 @@ def test_numpy_functions_on_arrays_delegate_to_the_ops():
         out = fn(x, axis=0)
         assert isinstance(out, astjax.Array) and out.dtype == dtype, fn.__name__
         np.testing.assert_allclose(np.asarray(out), fn(np.asarray(x), axis=0), rtol=1e-6)
+
+
+# --- where= and initial= (JAX's keywords, written with the ops) ----------------------------
+
+M = np.array([[1, 0, 1, 1], [0, 1, 0, 1], [1, 1, 1, 0]], bool)
+X2 = X[0] ** 3 + X[1]
+
+
+def masked(x, m):
+    return (jnp.sum(x, where=m, keepdims=True), jnp.sum(x, axis=1, initial=2.0, where=m),
+            jnp.mean(x, axis=0, where=m), jnp.var(x, axis=1, ddof=1, where=m),
+            jnp.std(x, axis=1, where=m), jnp.max(x, axis=1, initial=-10.0, where=m),
+            jnp.min(x, axis=0, initial=0.5, where=m), jnp.prod(x, axis=1, initial=0.5, where=m),
+            x.mean(axis=1, where=m), x.sum(where=m), jnp.max(x, initial=100.0),
+            jnp.any(x > 0.3, axis=1, where=m), jnp.all(x > 0, axis=0, where=m))
+
+
+def masked_numpy(x, m):  # NumPy's keywords agree with JAX's (checked against JAX 0.10.2)
+    return (np.sum(x, where=m, keepdims=True), np.sum(x, axis=1, initial=2.0, where=m),
+            np.mean(x, axis=0, where=m), np.var(x, axis=1, ddof=1, where=m),
+            np.std(x, axis=1, where=m), np.max(x, axis=1, initial=-10.0, where=m),
+            np.min(x, axis=0, initial=0.5, where=m), np.prod(x, axis=1, initial=0.5, where=m),
+            x.mean(axis=1, where=m), x.sum(where=m), np.max(x, initial=100.0),
+            np.any(x > 0.3, axis=1, where=m), np.all(x > 0, axis=0, where=m))
+
+
+def masked_loss(x, m):
+    return sum(jnp.sum(jnp.sin(r)) for r in masked(x, m)[:9])
+
+
+def test_where_and_initial():
+    expected = masked_numpy(X2.astype(np.float64), M)
+    for out in (masked(jnp.asarray(X2), M), astjax.jit(masked)(X2, M)):
+        for o, e in zip(out, expected):
+            assert o.shape == e.shape and o.dtype == (np.bool_ if e.dtype == bool else X2.dtype)
+            np.testing.assert_allclose(np.asarray(o, np.float64), e, rtol=2e-6, atol=1e-6)
+    assert astjax.jit(masked)(X2, M)[11].dtype == np.bool_
+    for fn in (jnp.max, jnp.min):  # as JAX: a mask needs an initial value
+        with pytest.raises(ValueError, match="does not have an identity, so to use a where"):
+            fn(X2, where=M)
+        with pytest.raises(ValueError, match="does not have an identity"):
+            astjax.jit(lambda x: fn(x, axis=0, where=x > 0))(X2)
+
+
+def test_where_and_initial_gradients():
+    g = astjax.grad(masked_loss)(X2, M)
+    eps, x64 = 1e-6, X2.astype(np.float64)
+    numeric = np.zeros_like(x64)
+    for i in np.ndindex(x64.shape):
+        d = np.zeros_like(x64)
+        d[i] = eps
+        numeric[i] = (sum(np.sum(np.sin(r)) for r in masked_numpy(x64 + d, M)[:9])
+                      - sum(np.sum(np.sin(r)) for r in masked_numpy(x64 - d, M)[:9])) / (2 * eps)
+    np.testing.assert_allclose(g, numeric, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(masked_loss))(X2, M), g, rtol=1e-5)
+
+
+def test_where_and_initial_on_numba(numba_backend):
+    f = astjax.jit(lambda x, m: (jnp.var(x, axis=1, where=m), x.max(initial=0.5, where=m)))
+    v, mx = f(X2, M)
+    np.testing.assert_allclose(v, np.var(X2, axis=1, where=M), rtol=1e-5)
+    assert mx == np.max(X2, initial=0.5, where=M)

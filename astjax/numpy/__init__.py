@@ -43,6 +43,10 @@ from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E40
 from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
 from . import fft, linalg  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (x.sort(), x.take(), ...)
+from ._masked_reductions import KEYWORDS as _KEYWORDS  # noqa: E402
+
+for _name, (_keywords, _fn) in _KEYWORDS.items():  # jnp.sum(x, where=m, initial=0.0)
+    _registry.REGISTRY[_name].keyword_function = (frozenset(_keywords), _fn)
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.select, select),

@@ -921,6 +921,8 @@ class FunctionTyper:
             if op.tree_function is not None and args and \
                     isinstance(args[0], (TreeType, SequenceType, ListType)):
                 return self.user_call(node, op.tree_function, args, kwargs)
+            if op.keyword_call(kwargs) is not None:  # jnp.sum(x, where=m)
+                return self.user_call(node, op.keyword_call(kwargs), args, kwargs)
             return self.op_call(node, op, args, kwargs, node.args,
                                 {k.arg: k.value for k in node.keywords})
         if isinstance(target, functools.partial):
@@ -1143,14 +1145,16 @@ class FunctionTyper:
             name = METHODS.get(f.attr)
             rewritten = f.attr.startswith(ARRAY_METHOD_CALL)
             method = f.attr[len(ARRAY_METHOD_CALL):] if rewritten else f.attr
-            if name is None and method in FUNCTION_METHODS:
+            keyed = REGISTRY[METHODS[method]].keyword_call(kwargs) if method in METHODS \
+                else None  # x.sum(where=m): the function, as a method of FUNCTION_METHODS
+            if keyed is not None or name is None and method in FUNCTION_METHODS:
                 if not rewritten:  # rewritten once: `x._astjax_array_sort(x)`
                     node.args.insert(0, gast.Name(id=f.value.id, ctx=gast.Load(),
                                                   annotation=None, type_comment=None))
                     node.func = gast.Attribute(value=f.value, attr=ARRAY_METHOD_CALL + method,
                                                ctx=gast.Load())
                     args = [self.atom(node.args[0], env)] + args  # (typed, as any argument)
-                return self.user_call(node, FUNCTION_METHODS[method], args, kwargs)
+                return self.user_call(node, keyed or FUNCTION_METHODS[method], args, kwargs)
             if name is None:
                 raise self.error(node, f"arrays have no method {f.attr!r} usable in "
                                  f"transformed code")

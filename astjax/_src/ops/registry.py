@@ -61,6 +61,9 @@ class Op:
         # a function compiled in the op's place when its argument is a pytree (JAX's
         # stop_gradient maps over leaves): see astjax/lax.py
         self.tree_function = None
+        # (keyword names, function): a call passing one of them (jnp.sum(x, where=m)) runs,
+        # and compiles as, the function instead: see astjax/numpy/_masked_reductions.py
+        self.keyword_function = None
         # impl types Python numbers itself (jnp.array([x16, 3.0]) keeps float16): no casts
         self.raw_python_scalars = raw_python_scalars
         kinds = {p.kind for p in self.signature.parameters.values()}
@@ -155,8 +158,17 @@ class Op:
         return self.abstract_eval(**operand_types, **params)
 
     # --- eager ----------------------------------------------------------------------------
+    def keyword_call(self, kwargs):
+        """The function standing for this op in a call with keywords ``kwargs``, or None."""
+        if self.keyword_function is not None and not self.keyword_function[0].isdisjoint(kwargs):
+            return self.keyword_function[1]
+        return None
+
     def __call__(self, *args, **kwargs):
         from ..runtime.eager import apply_eagerly
+        fn = self.keyword_call(kwargs)
+        if fn is not None:
+            return fn(*args, **kwargs)
         return apply_eagerly(self, args, kwargs)
 
 
