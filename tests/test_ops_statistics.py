@@ -161,6 +161,10 @@ def _cases():
      (np.int32([0, 1, 1, 0]), np.int32([0, 1, 2, 0]))),
     ("nonzero fill", lambda a: jnp.nonzero(a > 2, size=4, fill_value=(-1, 9)), (M,),
      (np.int32([0, 1, 1, -1]), np.int32([0, 1, 2, 9]))),
+    # JAX's one-argument where with size: nonzero's
+    ("where size", lambda a: jnp.where(a > 2, size=4, fill_value=(-1, 9)), (M,),
+     (np.int32([0, 1, 1, -1]), np.int32([0, 1, 2, 9]))),
+    ("where size cut", lambda a: jnp.where(a[1], size=2), (M,), (np.int32([0, 1]),)),
     ("flatnonzero fill", lambda a: jnp.flatnonzero(a > 2, size=4, fill_value=9), (M,),
      np.int32([0, 4, 5, 9])),
     ("argwhere padded", lambda a: jnp.argwhere(a > 2, size=4), (M,),
@@ -207,6 +211,14 @@ def test_values_against_numpy(name, fn, args, want):
     # each raised AttributeError ("astjax.numpy has no function 'nanvar' yet")
     _check(fn(*args), want)
     _check(astjax.jit(fn)(*args), want)
+
+
+def test_where_size_needs_the_one_argument_form():
+    def f(c, x):
+        return jnp.where(c, x, 0, size=3)
+    for fn in (f, astjax.jit(f)):  # as JAX 0.10.2
+        with pytest.raises(ValueError, match="cannot be used in three-term where"):
+            fn(M > 2, M)
 
 
 def test_eager_lengths_come_from_the_values():

@@ -40,13 +40,15 @@ from ._misc_extra import *  # noqa: E402,F401,F403
 from ._numpy_names import *  # noqa: E402,F401,F403  (eager only: not aliased below)
 from ._ufunc import frompyfunc, ufunc  # noqa: E402,F401
 from . import _array_building, _math_extra, _statistics, _vectorize  # noqa: E402
-from . import _bits_extra, _misc_extra, _polynomial_extra  # noqa: E402
+from . import _bits_extra, _misc_extra, _polynomial_extra, _setops  # noqa: E402
 from . import fft, linalg  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (x.sort(), x.take(), ...)
 from ._masked_reductions import KEYWORDS as _KEYWORDS  # noqa: E402
 
 for _name, (_keywords, _fn) in _KEYWORDS.items():  # jnp.sum(x, where=m, initial=0.0)
     _registry.REGISTRY[_name].keyword_function = (frozenset(_keywords), _fn)
+_registry.REGISTRY["where"].keyword_function = (  # jnp.where(c, size=n): nonzero's
+    frozenset({"size", "fill_value"}), _setops.where)
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.select, select),

@@ -496,3 +496,18 @@ def _lexsort_eager(keys, axis=-1):
 
 lexsort = LaxFunction(_lexsort_eager, lambda keys_t, axis_t: _lexsort_sequence
                       if isinstance(keys_t, SequenceType) else _lexsort_array)
+
+
+@static_helper
+def _no_size_with_operands():
+    raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
+
+
+def where(condition, x=None, y=None, *, size=None, fill_value=None):
+    """``jnp.where`` called with ``size``/``fill_value``: the one-argument form,
+    ``nonzero(condition, size=, fill_value=)``, as JAX's (the op does the three-argument
+    form, where these keywords are an error)."""
+    if x is not None or y is not None:
+        _no_size_with_operands()
+    return nonzero(condition, size=size, fill_value=fill_value)

@@ -101,7 +101,7 @@ def _where_rule(condition, x=None, y=None):
     if x is None and y is None:
         raise ShapeError("where(condition) with one argument is not supported: the number of "
                          "results depends on the values. Pass both x and y: "
-                         "where(condition, x, y)")
+                         "where(condition, x, y), or a size: where(condition, size=n)")
     if x is None or y is None:
         raise ShapeError("where(): pass both x and y (where(condition, x, y)), not just one")
     cond = array_operand("where", "condition", condition)
