@@ -82,6 +82,15 @@ VALUES = {
                   lambda a: np.linalg.multi_dot([B, a, a, BM]), A),
     "vector_norm": (lambda a: L.vector_norm(a, ord=1, keepdims=True),
                     lambda a: np.sum(np.abs(a), keepdims=True), STACK),
+    # a tuple axis is one vector of those axes' elements, as in JAX (not a matrix norm)
+    "vector_norm_axes": (lambda a: L.vector_norm(a, ord=3, axis=(0, 1)),
+                         lambda a: np.linalg.vector_norm(a, ord=3, axis=(0, 1)), STACK),
+    "vector_norm_axes_inf": (lambda a: L.vector_norm(a, ord=-np.inf, axis=(3, 0, 1),
+                                                     keepdims=True),
+                             lambda a: np.linalg.vector_norm(a, ord=-np.inf, axis=(3, 0, 1),
+                                                             keepdims=True), STACK),
+    "vector_norm_2": (lambda a: L.vector_norm(a, axis=(-1, 1)),
+                      lambda a: np.linalg.vector_norm(a, axis=(-1, 1)), STACK),
 }
 
 

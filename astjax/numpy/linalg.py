@@ -80,6 +80,22 @@ def _abs_squared(x):
     return x * x
 
 
+def _vector_norm(x, p, axis, keepdims):
+    """The ``p``-norm of the vectors along ``axis`` (None, an int or a tuple: the vector
+    of all those axes' elements) of an inexact ``x``."""
+    if p == 2:
+        return jnp.sqrt(jnp.sum(_abs_squared(x), axis=axis, keepdims=keepdims))
+    if p == _INF:
+        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if p == -_INF:
+        return jnp.min(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if p == 0:
+        return jnp.sum(x != 0, axis=axis, keepdims=keepdims).astype(jnp.abs(x).dtype)
+    if p == 1:
+        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
+    return jnp.sum(jnp.abs(x) ** p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """The vector or matrix norm of ``x``, as ``jnp.linalg.norm``.
 
@@ -96,18 +112,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if kind == "all":
         return jnp.sqrt(jnp.sum(_abs_squared(x), keepdims=keepdims))
     if kind == "vector":
-        ax = axes[0]
-        if p == 2:
-            return jnp.sqrt(jnp.sum(_abs_squared(x), axis=ax, keepdims=keepdims))
-        if p == _INF:
-            return jnp.max(jnp.abs(x), axis=ax, keepdims=keepdims)
-        if p == -_INF:
-            return jnp.min(jnp.abs(x), axis=ax, keepdims=keepdims)
-        if p == 0:
-            return jnp.sum(x != 0, axis=ax, keepdims=keepdims).astype(jnp.abs(x).dtype)
-        if p == 1:
-            return jnp.sum(jnp.abs(x), axis=ax, keepdims=keepdims)
-        return jnp.sum(jnp.abs(x) ** p, axis=ax, keepdims=keepdims) ** (1.0 / p)
+        return _vector_norm(x, p, axes[0], keepdims)
     row, col = axes
     m = p
     if m == "fro":
@@ -461,14 +466,18 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+@static_helper
+def _vector_norm_ord(ord):
+    return _vector_ord(ord)
+
+
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The vector norm over ``axis``, as JAX's: a tuple of axes (or None, all of them) is
+    one vector of their elements, never a matrix."""
     x = jnp.asarray(x)
-    if axis is None:
-        out = norm(jnp.ravel(x), ord=ord, axis=0)
-        if keepdims:
-            return jnp.reshape(out, (1,) * x.ndim)
-        return out
-    return norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    if not _is_inexact(x.dtype):
+        x = x * 1.0  # as norm: the default float
+    return _vector_norm(x, _vector_norm_ord(ord), axis, keepdims)
 
 
 from . import _linalg_decomp as _decomp  # noqa: E402
