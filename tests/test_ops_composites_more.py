@@ -33,6 +33,12 @@ def _cases():
     ("pad", lambda x: jnp.pad(x, 2), (X[0],), np.pad(X[0], 2)),
     ("pad pairs", lambda x: jnp.pad(x, ((1, 2), (0, 3)), constant_values=1.5), (X[0],),
      np.pad(X[0], ((1, 2), (0, 3)), constant_values=1.5)),
+    # one (before, after) value per axis: corners take the later axis's, as JAX's and NumPy's
+    ("pad constant pairs", lambda x: jnp.pad(x, ((1, 2), (2, 1)),
+                                             constant_values=((1, 2), (3, 4))), (X[0],),
+     np.pad(X[0], ((1, 2), (2, 1)), constant_values=((1, 2), (3, 4)))),
+    ("pad constant pair", lambda x: jnp.pad(x, 1, constant_values=(5, x[0, 0])), (X[0],),
+     np.pad(X[0], 1, constant_values=(5, X[0, 0, 0]))),
     ("pad edge", lambda x: jnp.pad(x, (1, 2), mode="edge"), (X,), np.pad(X, (1, 2), "edge")),
     ("pad wrap", lambda x: jnp.pad(x, 7, mode="wrap"), (X[0],), np.pad(X[0], 7, "wrap")),
     ("pad reflect", lambda x: jnp.pad(x, 7, mode="reflect"), (X[0],),
@@ -269,6 +275,8 @@ def test_errors():
         jnp.pad(A, 1.5)
     with pytest.raises(ValueError, match="does not fit"):
         jnp.pad(A, ((1, 2), (3, 4)))
+    with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+        jnp.pad(A, 1, mode="edge", constant_values=0)  # as JAX
     with pytest.raises(NotImplementedError, match="'mean' is not supported"):
         jnp.pad(A, 1, mode="mean")
     with pytest.raises(ValueError, match="1-dimensional inputs"):

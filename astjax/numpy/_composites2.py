@@ -54,9 +54,8 @@ def _pad_axis(x, before, after, mode, cval):
     else:
         j = jnp.clip(i, 0, n - 1)
     out = x[..., j]
-    if mode == "constant":
-        inside = jnp.logical_and(i >= 0, i < n)
-        return jnp.where(inside, out, cval)
+    if mode == "constant":  # cval: this axis's (before, after) values
+        return jnp.where(i < 0, cval[0], jnp.where(i >= n, cval[1], out))
     return out
 
 
@@ -65,16 +64,28 @@ def _pad_axes(x, widths, k, mode, cval):
         return x
     before, after = widths[k]
     if before or after:
-        x = jnp.moveaxis(_pad_axis(jnp.moveaxis(x, k, -1), before, after, mode, cval), -1, k)
+        x = jnp.moveaxis(_pad_axis(jnp.moveaxis(x, k, -1), before, after, mode, cval[k]),
+                         -1, k)
     return _pad_axes(x, widths, k + 1, mode, cval)
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
+@static_helper
+def _pad_keyword_error(mode):
+    raise ValueError(f"unsupported keyword arguments for mode '{mode}': {{'constant_values'}}")
+
+
+def pad(array, pad_width, mode="constant", constant_values=None):
     """``array`` padded by ``pad_width`` as ``jnp.pad`` (modes constant, edge, wrap, reflect,
-    symmetric; ``constant_values`` a scalar, cast to ``array``'s dtype)."""
+    symmetric; ``constant_values`` cast to ``array``'s dtype: a scalar, a (before, after)
+    pair or one pair per axis, as ``pad_width``; axes are padded in order, so a corner
+    takes the later axis's value, as in JAX)."""
     x = jnp.asarray(array)
     widths = _pad_widths(pad_width, x.ndim, mode)
-    cval = jnp.asarray(constant_values).astype(x.dtype)
+    if constant_values is None:
+        constant_values = 0
+    elif mode != "constant":  # as JAX
+        _pad_keyword_error(mode)
+    cval = jnp.broadcast_to(jnp.asarray(constant_values).astype(x.dtype), (x.ndim, 2))
     return _pad_axes(x, widths, 0, mode, cval)
 
 
