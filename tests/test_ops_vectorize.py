@@ -115,6 +115,30 @@ def test_grad():
         np.testing.assert_allclose(gy, want_y, rtol=1e-5)
 
 
+def _made_inside(x, s):
+    scaled = jnp.vectorize(lambda a, b: a * b + s)  # captures s: a closure
+    plain = jnp.vectorize(lambda a, b: a * b + 1)
+    matvec = jnp.vectorize(lambda m, v: m @ v, signature="(n,k),(k)->(n)")
+    power = jnp.vectorize(lambda a, p: a ** p, excluded=(1,))
+    return scaled(x, x[0]), plain(x, x[0]), matvec(x, x[0]), power(x, 2)
+
+
+def test_vectorize_made_in_compiled_code():
+    # jit failed: "cannot index static frozenset() with ArrayType(...)"
+    want = (Y * Y[0] + 2.0, Y * Y[0] + 1, Y @ Y[0], Y ** 2)
+    for f in (_made_inside, astjax.jit(_made_inside)):
+        for got, w in zip(f(Y, 2.0), want):
+            np.testing.assert_allclose(got, w, rtol=1e-6)
+    loss = lambda x, s: jnp.sum(_made_inside(x, s)[0] ** 2)  # noqa: E731
+    for g in (astjax.grad(loss, (0, 1)), astjax.jit(astjax.grad(loss, (0, 1)))):
+        gx, gs = g(Y, 2.0)
+        r = 2 * (Y * Y[0] + 2.0)
+        want_x = r * Y[0]
+        want_x[0] += (r * Y).sum(0)
+        np.testing.assert_allclose(gx, want_x, rtol=1e-5)
+        np.testing.assert_allclose(gs, r.sum(), rtol=1e-5)
+
+
 def test_vmap():
     want = np.einsum("bn,bn->b", Y, Y[::-1])
     np.testing.assert_allclose(astjax.vmap(_dot)(Y, Y[::-1]), want, rtol=1e-6)

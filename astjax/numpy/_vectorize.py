@@ -379,6 +379,7 @@ def _as_tuple(axes):
     return tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
 
 
+@static_helper  # vectorize(g) in compiled code: made when code is generated, as vmap(g)
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     """``pyfunc`` mapped over the leading (loop) dimensions of its arguments, broadcast
     together, as ``jax.numpy.vectorize``: with ``signature`` (``"(m,n),(n)->(m)"``) the

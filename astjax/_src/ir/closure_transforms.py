@@ -55,6 +55,9 @@ def _transform_kwargs(name, n_params, args, kwargs):
         return (lambda fun: fun), {}
     elif name == "checkpoint":
         params["static_argnums"] = _shift(params["static_argnums"])
+    elif name == "vectorize":  # the closure: passed whole to each call
+        params["excluded"] = frozenset({0} | {e + 1 if isinstance(e, int) else e
+                                              for e in params["excluded"]})
     elif name in ("custom_jvp", "custom_vjp"):  # the closure: nondiff (ad/custom_closures.py)
         params["nondiff_argnums"] = (0,) + _shift(tuple(params["nondiff_argnums"]))
     else:
@@ -65,7 +68,7 @@ def _transform_kwargs(name, n_params, args, kwargs):
 def closure_of_transform(target, closure_fn, n_captured, args, kwargs):
     """(the new lifted function, the rebinder) for ``target(g, *args, **kwargs)`` with g a
     closure of ``closure_fn``; None when ``target`` is not vmap, grad, value_and_grad,
-    jacrev, jacfwd, hessian, checkpoint, jit, custom_jvp or custom_vjp."""
+    jacrev, jacfwd, hessian, checkpoint, jit, custom_jvp, custom_vjp or jnp.vectorize."""
     if isinstance(target, functools.partial) and _factory_name(target.func) is not None:
         # @partial(custom_jvp, nondiff_argnums=(1,)) on a nested def
         args, kwargs = tuple(target.args) + tuple(args), {**target.keywords, **kwargs}
@@ -105,7 +108,8 @@ def _factories():
     from ..api import jit
     from ..ad.custom import custom_jvp, custom_vjp
     from ..batching.api import vmap
-    return {"vmap": vmap, "grad": grad, "value_and_grad": value_and_grad, "jacrev": jacrev,
+    from ...numpy import vectorize
+    return {"vmap": vmap, "vectorize": vectorize, "grad": grad, "value_and_grad": value_and_grad, "jacrev": jacrev,
             "jacfwd": jacfwd, "hessian": hessian, "checkpoint": checkpoint, "jit": jit,
             "custom_jvp": custom_jvp, "custom_vjp": custom_vjp}
 
