@@ -54,6 +54,13 @@ def _cases():
     ("logaddexp", lambda a, b: jnp.logaddexp(a, b), (X, X[0]), np.logaddexp(X, X[0])),
     ("logaddexp inf", lambda a, b: jnp.logaddexp(a, b), (FIN, FIN), np.logaddexp(FIN, FIN)),
     ("logaddexp2", lambda a, b: jnp.logaddexp2(a, b), (X, X[0]), np.logaddexp2(X, X[0])),
+    # JAX's logaddexp is a ufunc with a reduce method (axis 0 by default, as NumPy's)
+    ("logaddexp.reduce", lambda a: jnp.logaddexp.reduce(a * 30), (X,),
+     np.logaddexp.reduce(X.astype(np.float64) * 30)),
+    ("logaddexp.reduce axis", lambda a: jnp.logaddexp.reduce(a, axis=-1, keepdims=True), (X,),
+     np.logaddexp.reduce(X.astype(np.float64), axis=-1, keepdims=True)),
+    ("logaddexp.reduce inf", lambda a: jnp.logaddexp.reduce(a[1:]), (FIN,),
+     np.logaddexp.reduce(FIN[1:])),
     ("sinc", lambda a: jnp.sinc(a), (np.float32([0.0, 0.5, -1.5, 2.0, 1e-3]),),
      np.sinc(np.float32([0.0, 0.5, -1.5, 2.0, 1e-3]))),
     ("heaviside", lambda a: jnp.heaviside(a, 0.5), (np.float32([-1.0, 0.0, 2.0]),),

@@ -98,6 +98,21 @@ def logaddexp(x1, x2):
                      amax + jnp.log1p(jnp.exp(-jnp.abs(delta))))
 
 
+def _logaddexp_reduce(array, axis=0, dtype=None, out=None, keepdims=False):
+    """``jnp.logaddexp.reduce``: ``log(sum(exp(array)))`` along ``axis`` (0 by default, as
+    JAX's ufunc method), shifted by the maximum so that it does not overflow."""
+    a = _inexact(array)
+    if dtype is not None:
+        a = a.astype(dtype)
+    shift = jnp.max(a, axis=axis, keepdims=True)
+    shift = jnp.where(jnp.isfinite(shift), shift, jnp.zeros_like(shift))
+    total = jnp.sum(jnp.exp(a - shift), axis=axis, keepdims=keepdims)
+    return jnp.log(total) + jnp.reshape(shift, total.shape)
+
+
+logaddexp.reduce = _logaddexp_reduce  # (JAX's logaddexp is a ufunc; this is its one method)
+
+
 def logaddexp2(x1, x2):
     """``log2(2**x1 + 2**x2)`` without overflow."""
     x1, x2 = _inexact2(x1, x2)
