@@ -131,6 +131,10 @@ def I(*shape, lo=0, hi=3):
     return lambda rng: rng.integers(lo, hi, shape).astype(np.int32)
 
 
+def U(*shape):
+    return lambda rng: rng.integers(0, 2 ** 32, shape, dtype=np.uint32)
+
+
 def Bo(*shape):
     return lambda rng: rng.random(shape) > 0.5
 
@@ -173,6 +177,8 @@ SAMPLES = _elementwise_samples() + [
     ("igammac", "jss.gammaincc(a, b)", [F(2, 3, **POS), F(3, **POS)]),
     ("betainc", "jss.betainc(a, b, c)", [F(2, 3, **POS), F(3, **POS), F(3, lo=0.1, hi=0.9)]),
     ("random_gamma_grad", "astjax.lax.random_gamma_grad(a, b)", [F(2, 3, **POS), F(3, **POS)]),
+    ("threefry2x32_x0", "_bits.threefry2x32_x0(a, b, c, d)", [U(2, 3), U(3), U(2, 3), U(3)]),
+    ("threefry2x32_x1", "_bits.threefry2x32_x1(a, b, c, d)", [U(2, 3), U(3), U(3), U(2, 3)]),
     ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
     ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
     ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),
@@ -292,9 +298,10 @@ NO_OPERANDS = {"zeros", "ones", "empty", "arange", "eye", "identity", "tri",
 
 def _module():
     lines = ["import astjax", "import astjax.numpy as jnp", "import astjax.scipy.special as jss",
-             "from astjax._src.ad import adlib as _ajx", ""]
+             "from astjax._src.ad import adlib as _ajx",
+             "from astjax._src.ops import bits as _bits", ""]
     for k, (name, expr, gens) in enumerate(SAMPLES):
-        params = ", ".join("abc"[:len(gens)])
+        params = ", ".join("abcd"[:len(gens)])
         lines += [f"def op_{k}({params}):", f"    return {expr}", ""]
     folder = tempfile.mkdtemp(prefix="astjax_vmap_ops_")
     atexit.register(shutil.rmtree, folder, True)

@@ -80,7 +80,8 @@ threefry2x32_x0, threefry2x32_x1 = (
     elementwise(f"threefry2x32_x{i}", _threefry_word(i), nin=4,
                 dtype_check=_threefry_operands, differentiable=False) for i in (0, 1))
 for _i, _op in enumerate((threefry2x32_x0, threefry2x32_x1)):
-    _op.rules["numba_scalar"] = lambda args, dtype, i=_i: f"_rt.threefry2x32({', '.join(args)})[{i}]"
+    _op.rules["numba_scalar"] = \
+        lambda args, dtype, i=_i: f"_rt.threefry2x32({', '.join(args)})[{i}]"
     del NAMESPACE[_op.name]  # not a jnp function: random/threefry.py calls the ops
 
 
