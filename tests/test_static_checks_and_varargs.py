@@ -420,3 +420,23 @@ def test_static_argnums_pick_elements_of_star_args():
         np.testing.assert_allclose(jitted(x, n, np.full(2, offset, np.float32)),
                                    x * 2 ** n + offset)
     assert len(jitted.cache) == 2  # one compile per value of the static element only
+
+
+def array_api_loss(x, xp=jnp):
+    return xp.sum(xp.tanh(x) ** 2) + xp.linalg.norm(x)
+
+
+def mean_with(m, x):
+    return m.mean(x, axis=0)
+
+
+def test_a_module_passed_as_a_value_is_called_through():
+    """xp.sum(x) of a module given as a default or a static argument, as array-API code
+    writes it (it was "cannot call sum() of a constant with run-time values")."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 5
+    want = np.sum(np.tanh(x) ** 2) + np.linalg.norm(x)
+    np.testing.assert_allclose(astjax.jit(array_api_loss)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(array_api_loss)(x),
+                               2 * np.tanh(x) / np.cosh(x) ** 2 + x / np.linalg.norm(x),
+                               rtol=1e-5)
+    np.testing.assert_allclose(astjax.jit(mean_with, static_argnums=0)(jnp, x), x.mean(0))

@@ -1161,6 +1161,12 @@ class FunctionTyper:
             return self.op_call(node, REGISTRY[name], [t] + args, kwargs,
                                 [f.value] + list(node.args),
                                 {k.arg: k.value for k in node.keywords})
+        if isinstance(t, Static) and isinstance(t.value, pytypes.ModuleType) and \
+                callable(getattr(t.value, f.attr, None)):
+            # xp.sum(x) of a module passed as a value (a default, a static argument): the
+            # call of that function, as jnp.sum(x) of a module global is (rewritten once)
+            node.func = gast.Constant(value=getattr(t.value, f.attr), kind=None)
+            return self.call(node, env)
         if isinstance(t, Static):
             return self.call_static_method(node, t, f.attr, args, kwargs)
         if isinstance(t, ListType) and f.attr == "pop" and not args:
