@@ -84,32 +84,27 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     return _accumulated("prod", a, axis, dtype, keepdims, initial, where, promote_integers, 1)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """``jnp.max`` with ``initial`` and ``where`` (a mask needs ``initial``, as in JAX)."""
-    _no_out("max", out)
+def _extremum(name, reduce, combine, a, axis, out, keepdims, initial, where):
+    _no_out(name, out)
     if initial is None:
         if where is not None:
-            _no_identity("max")
-        return jnp.max(a, axis=axis, keepdims=keepdims)
+            _no_identity(name)
+        return reduce(a, axis=axis, keepdims=keepdims)
     a = jnp.asarray(a)
     init = _initial(initial, a)
     if where is not None:
         a = jnp.where(where, a, init)
-    return jnp.maximum(jnp.max(a, axis=axis, keepdims=keepdims), init)
+    return combine(reduce(a, axis=axis, keepdims=keepdims), init)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``jnp.max`` with ``initial`` and ``where`` (a mask needs ``initial``, as in JAX)."""
+    return _extremum("max", jnp.max, jnp.maximum, a, axis, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``jnp.min`` with ``initial`` and ``where`` (a mask needs ``initial``, as in JAX)."""
-    _no_out("min", out)
-    if initial is None:
-        if where is not None:
-            _no_identity("min")
-        return jnp.min(a, axis=axis, keepdims=keepdims)
-    a = jnp.asarray(a)
-    init = _initial(initial, a)
-    if where is not None:
-        a = jnp.where(where, a, init)
-    return jnp.minimum(jnp.min(a, axis=axis, keepdims=keepdims), init)
+    return _extremum("min", jnp.min, jnp.minimum, a, axis, out, keepdims, initial, where)
 
 
 def _count(a, axis, keepdims, where, dtype):
