@@ -74,6 +74,16 @@ def _cached_primal(spec, body, namespace):
 _SPLITS = {}  # (id of a Specialization, live) -> (spec, its split rule or None)
 
 
+def _split_pair(spec, params, namespace, fwd_body, bwd_body):
+    """``<name>_fwd(x...)`` and ``<name>_bwd(x..., res, g)`` with these bodies."""
+    args = ", ".join(params)
+    fwd = from_source(f"{spec.name}_fwd", f"def {spec.name}_fwd({args}):\n" + fwd_body,
+                      namespace, spec.parsed)
+    bwd = from_source(f"{spec.name}_bwd", f"def {spec.name}_bwd({args}, res, g):\n" + bwd_body,
+                      namespace, spec.parsed)
+    return fwd, bwd
+
+
 def _cached_split(spec, live, make):
     """``make()``'s (fwd, bwd) for ``spec``, made once. A rule that calls the function on
     the tangents reaches here again while its split is made: it gets None (no split)."""
@@ -122,13 +132,10 @@ class custom_vjp(_Custom):
             diff = [p for i, p in enumerate(params) if i not in self.nondiff_argnums]
             cts = [f"cts[{diff.index(p)}]" if p in diff else _nondiff_cotangent(t, p, namespace)
                    for p, t in zip(params, spec.arg_types)]
-            fwd = from_source(f"{spec.name}_fwd", f"def {spec.name}_fwd({', '.join(params)}):\n"
-                              f"    return _fwd({', '.join(params)})\n", namespace, spec.parsed)
-            bwd = from_source(f"{spec.name}_bwd",
-                              f"def {spec.name}_bwd({', '.join(params)}, res, g):\n"
-                              f"    cts = _bwd({', '.join(fixed + ['res', 'g'])})\n"
-                              f"    return {_tup(cts)}\n", namespace, spec.parsed)
-            return fwd, bwd
+            return _split_pair(spec, params, namespace,
+                               f"    return _fwd({', '.join(params)})\n",
+                               f"    cts = _bwd({', '.join(fixed + ['res', 'g'])})\n"
+                               f"    return {_tup(cts)}\n")
         return _cached_split(spec, None, make)
 
     def primal_function(self, spec):
@@ -257,14 +264,11 @@ class custom_jvp(_Custom):
             zeros = [_zeros_like_expr(t, p, namespace) for p, t in zip(params, spec.arg_types)]
             cts = [_nondiff_cotangent(t, p, namespace) if k in self.nondiff_argnums
                    else f"r[{n + k}]" for k, (p, t) in enumerate(zip(params, spec.arg_types))]
-            fwd = from_source(f"{spec.name}_fwd", f"def {spec.name}_fwd({', '.join(params)}):\n"
-                              f"    p = _map_fwd({', '.join(params + zeros)})\n"
-                              f"    return p[0][0], p[1]\n", namespace, spec.parsed)
-            bwd = from_source(f"{spec.name}_bwd",
-                              f"def {spec.name}_bwd({', '.join(params)}, res, g):\n"
-                              f"    r = _map_bwd({', '.join(params + zeros)}, res, (None, g))\n"
-                              f"    return {_tup(cts)}\n", namespace, spec.parsed)
-            return fwd, bwd
+            return _split_pair(spec, params, namespace,
+                               f"    p = _map_fwd({', '.join(params + zeros)})\n"
+                               f"    return p[0][0], p[1]\n",
+                               f"    r = _map_bwd({', '.join(params + zeros)}, res, (None, g))\n"
+                               f"    return {_tup(cts)}\n")
         return _cached_split(spec, live, make)
 
     def primal_function(self, spec):
