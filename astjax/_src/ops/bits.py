@@ -74,8 +74,9 @@ def _threefry_word(i):
 
 
 # Threefry-2x32's two output words of the key words and counter words (broadcast together).
-# Generated Numba code calls the hash compiled once (one call per word: LLVM inlines both
-# and computes the hash once); random/threefry.py builds JAX's key operations on them.
+# Generated Numba code calls the hash compiled once, one call per word (LLVM may inline both
+# and share the work: jit of random.bits(key, (10**7,)) ran as fast as with the hash written
+# as array code); random/threefry.py builds JAX's key operations on them.
 threefry2x32_x0, threefry2x32_x1 = (
     elementwise(f"threefry2x32_x{i}", _threefry_word(i), nin=4,
                 dtype_check=_threefry_operands, differentiable=False) for i in (0, 1))
