@@ -4,7 +4,7 @@ import inspect
 import gast
 
 from ..ir import anno
-from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType
+from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
 from ..ops.registry import SHAPE_ONLY
 
 
@@ -218,19 +218,12 @@ def _call_reads(value, keys_used):
     callee = anno.get(value, "callee") if isinstance(value, gast.Call) else None
     fdef = getattr(callee, "fdef", None)
     if fdef is None or getattr(callee.fn, "custom_rule", None) is not None or \
-            id(callee) in _WITHIN or changed_list_params(callee) or \
-            not isinstance(fdef.body[-1], gast.Return) or \
-            not isinstance(fdef.body[-1].value, gast.Name):
+            id(callee) in _WITHIN or changed_list_params(callee):
         return None
-    try:
-        sig = inspect.signature(callee.fn)
-        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords}).arguments
-    except (TypeError, ValueError):
+    bound = bound_arguments(callee, value)
+    if bound is None or any(holds_list(t) for t in callee.arg_types):
         return None
     params = [a.id for a in fdef.args.args]
-    if list(sig.parameters) != params or any(
-            _holds(t, lambda u: isinstance(u, ListType)) for t in callee.arg_types):
-        return None
     keys = None if keys_used is None else frozenset(keys_used)
     hit = _CALLS.get(id(callee))
     if hit is None or hit[0] is not callee:
@@ -253,9 +246,30 @@ def _call_reads(value, keys_used):
     return out
 
 
-def _holds(t, found):
-    from ..ir.types import keyed_children
-    return found(t) or any(_holds(c, found) for _, c in keyed_children(t) or ())
+def bound_arguments(callee, call):
+    """``call``'s argument nodes by ``callee``'s parameter names, or None where they do not
+    line up (``*args``, arguments that do not bind) or the callee does not end in
+    ``return name`` (the name whose dependence the analyses follow back)."""
+    last = callee.fdef.body[-1]
+    if not (isinstance(last, gast.Return) and isinstance(last.value, gast.Name)):
+        return None
+    try:
+        sig = inspect.signature(callee.fn)
+        bound = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
+    except (TypeError, ValueError):
+        return None
+    if list(sig.parameters) != [a.id for a in callee.fdef.args.args]:
+        return None
+    return bound
+
+
+def holds(t, found):
+    """Whether ``found`` is true of type ``t`` or of a type inside its containers."""
+    return found(t) or any(holds(c, found) for _, c in keyed_children(t) or ())
+
+
+def holds_list(t):
+    return holds(t, lambda u: isinstance(u, ListType))
 
 
 def _run_assigns(stmts):

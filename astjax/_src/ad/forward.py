@@ -32,8 +32,8 @@ from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno
 from ..ir.types import UNKNOWN, ArrayType, ListType, SequenceType, Static
 from . import adlib
-from .analysis import (changed_list_arguments, child_key, float_leaves, runtime_index,
-                       static_slice_positions)
+from .analysis import (bound_arguments, changed_list_arguments, child_key, float_leaves,
+                       runtime_index, static_slice_positions)
 from .custom_closures import refuse_captured_derivative
 from .list_adjoints import holds_float_list
 from .nodes import _ajx, _call, _locate, _statements, _sub, literal_node
@@ -639,18 +639,12 @@ def _callee_output(callee, value, active):
     """Which leaves of ``callee``'s output depend on its arguments that are active here
     (``ForwardMode.reached``): _ALL where that is not worked out (lists, recursion)."""
     if holds(callee.return_type, holds_float_list) or any(
-            holds(t, holds_float_list) for t in callee.arg_types) or \
-            not isinstance(callee.fdef.body[-1], gast.Return) or \
-            not isinstance(callee.fdef.body[-1].value, gast.Name):
+            holds(t, holds_float_list) for t in callee.arg_types):
         return _ALL
-    try:
-        sig = inspect.signature(callee.fn)
-        bound = sig.bind(*value.args, **{k.arg: k.value for k in value.keywords}).arguments
-    except (TypeError, ValueError):
+    bound = bound_arguments(callee, value)
+    if bound is None:
         return _ALL
-    params = list(sig.parameters)
-    if params != [a.id for a in callee.fdef.args.args]:
-        return _ALL
+    params = [a.id for a in callee.fdef.args.args]
     wrt = frozenset(k for k, name in enumerate(params) if isinstance(bound.get(name), gast.Name)
                     and bound[name].id in active)
     key = (id(callee), wrt)

@@ -24,10 +24,10 @@ from ..errors import TypeCheckError, checks_at_user_call
 from ..frontend.naming import Names, assign, const, load, store
 from ..frontend.synthetic import SyntheticFunction, function_def
 from ..ir import anno, trees
-from ..ir.types import ArrayType, ListType, SequenceType, Static, TreeType, keyed_children
+from ..ir.types import ArrayType, SequenceType, Static, TreeType
 from . import adlib, zero_cotangents
 from .analysis import (activity, changed_list_arguments, changed_list_params, child_key,
-                       float_leaves, liveness, overwritten, runtime_index,
+                       float_leaves, holds, holds_list, liveness, overwritten, runtime_index,
                        static_slice_positions)
 from .custom_closures import refuse_captured_derivative
 from .list_adjoints import ListAdjoints, holds_float_list, list_read, list_slice
@@ -103,15 +103,6 @@ def vjp_function(spec, live=None, wrt=None, in_place=False):
         _CACHE[key] = hit = (spec, fn)  # before building: a recursive call finds it
         mode.build(fn)
     return hit[1]
-
-
-def holds(t, found):
-    """Whether ``found`` is true of type ``t`` or of a type inside its containers."""
-    return found(t) or any(holds(c, found) for _, c in keyed_children(t) or ())
-
-
-def _holds_list(t):
-    return holds(t, lambda u: isinstance(u, ListType))
 
 
 _BUILDING = set()  # ids of the specializations whose derivative is being written
@@ -380,7 +371,7 @@ class ReverseMode(ListAdjoints):
                                          if isinstance(s, gast.Assign)}
         if any(n not in always_set for n in residuals):
             return False  # set in a branch or loop only: read only on the path that sets it
-        lists = any(n in tapes or any(_holds_list(t) for t in types.get(n, ()))
+        lists = any(n in tapes or any(holds_list(t) for t in types.get(n, ()))
                     for n in residuals)
         if lists and not self.spec.program.split_lists:
             return False
@@ -772,7 +763,7 @@ class ReverseMode(ListAdjoints):
         sliced = list_slice(value, self.locals())
         if sliced is not None:
             return self.list_slice_adjoint(s, *sliced, target)
-        if (leaves or _holds_list(t)) and self.stacked_list(value, anno.get(value, "op")) is None:
+        if (leaves or holds_list(t)) and self.stacked_list(value, anno.get(value, "op")) is None:
             self.refuse_other_list_uses(s)
         if not leaves and not (holds_float_list(t) and anno.get(value, "callee") is not None):
             return []  # (a list a call returns: call_adjoint passes its cotangent list)
