@@ -357,22 +357,13 @@ M = np.array([[1, 0, 1, 1], [0, 1, 0, 1], [1, 1, 1, 0]], bool)
 X2 = X[0] ** 3 + X[1]
 
 
-def masked(x, m):
-    return (jnp.sum(x, where=m, keepdims=True), jnp.sum(x, axis=1, initial=2.0, where=m),
-            jnp.mean(x, axis=0, where=m), jnp.var(x, axis=1, ddof=1, where=m),
-            jnp.std(x, axis=1, where=m), jnp.max(x, axis=1, initial=-10.0, where=m),
-            jnp.min(x, axis=0, initial=0.5, where=m), jnp.prod(x, axis=1, initial=0.5, where=m),
-            x.mean(axis=1, where=m), x.sum(where=m), jnp.max(x, initial=100.0),
-            jnp.any(x > 0.3, axis=1, where=m), jnp.all(x > 0, axis=0, where=m))
-
-
-def masked_numpy(x, m):  # NumPy's keywords agree with JAX's (checked against JAX 0.10.2)
-    return (np.sum(x, where=m, keepdims=True), np.sum(x, axis=1, initial=2.0, where=m),
-            np.mean(x, axis=0, where=m), np.var(x, axis=1, ddof=1, where=m),
-            np.std(x, axis=1, where=m), np.max(x, axis=1, initial=-10.0, where=m),
-            np.min(x, axis=0, initial=0.5, where=m), np.prod(x, axis=1, initial=0.5, where=m),
-            x.mean(axis=1, where=m), x.sum(where=m), np.max(x, initial=100.0),
-            np.any(x > 0.3, axis=1, where=m), np.all(x > 0, axis=0, where=m))
+def masked(x, m, xp=jnp):  # NumPy's keywords agree with JAX's (checked against JAX 0.10.2)
+    return (xp.sum(x, where=m, keepdims=True), xp.sum(x, axis=1, initial=2.0, where=m),
+            xp.mean(x, axis=0, where=m), xp.var(x, axis=1, ddof=1, where=m),
+            xp.std(x, axis=1, where=m), xp.max(x, axis=1, initial=-10.0, where=m),
+            xp.min(x, axis=0, initial=0.5, where=m), xp.prod(x, axis=1, initial=0.5, where=m),
+            x.mean(axis=1, where=m), x.sum(where=m), xp.max(x, initial=100.0),
+            xp.any(x > 0.3, axis=1, where=m), xp.all(x > 0, axis=0, where=m))
 
 
 def masked_loss(x, m):
@@ -380,7 +371,7 @@ def masked_loss(x, m):
 
 
 def test_where_and_initial():
-    expected = masked_numpy(X2.astype(np.float64), M)
+    expected = masked(X2.astype(np.float64), M, np)
     for out in (masked(jnp.asarray(X2), M), astjax.jit(masked)(X2, M)):
         for o, e in zip(out, expected):
             assert o.shape == e.shape and o.dtype == (np.bool_ if e.dtype == bool else X2.dtype)
@@ -400,8 +391,8 @@ def test_where_and_initial_gradients():
     for i in np.ndindex(x64.shape):
         d = np.zeros_like(x64)
         d[i] = eps
-        numeric[i] = (sum(np.sum(np.sin(r)) for r in masked_numpy(x64 + d, M)[:9])
-                      - sum(np.sum(np.sin(r)) for r in masked_numpy(x64 - d, M)[:9])) / (2 * eps)
+        numeric[i] = (sum(np.sum(np.sin(r)) for r in masked(x64 + d, M, np)[:9])
+                      - sum(np.sum(np.sin(r)) for r in masked(x64 - d, M, np)[:9])) / (2 * eps)
     np.testing.assert_allclose(g, numeric, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(astjax.jit(astjax.grad(masked_loss))(X2, M), g, rtol=1e-5)
 

@@ -430,6 +430,10 @@ def mean_with(m, x):
     return m.mean(x, axis=0)
 
 
+def calls_array_api_loss(x):
+    return 2.0 * array_api_loss(x)
+
+
 def test_a_module_passed_as_a_value_is_called_through():
     """xp.sum(x) of a module given as a default or a static argument, as array-API code
     writes it (it was "cannot call sum() of a constant with run-time values")."""
@@ -440,3 +444,8 @@ def test_a_module_passed_as_a_value_is_called_through():
                                2 * np.tanh(x) / np.cosh(x) ** 2 + x / np.linalg.norm(x),
                                rtol=1e-5)
     np.testing.assert_allclose(astjax.jit(mean_with, static_argnums=0)(jnp, x), x.mean(0))
+    # a callee's default module, under grad (its copied tree held the module: deepcopy
+    # refused it, "cannot pickle 'module' object")
+    np.testing.assert_allclose(astjax.grad(calls_array_api_loss)(x),
+                               2 * (2 * np.tanh(x) / np.cosh(x) ** 2 + x / np.linalg.norm(x)),
+                               rtol=1e-5)

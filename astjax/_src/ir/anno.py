@@ -1,4 +1,5 @@
 """Annotations on AST nodes (types, resolved ops, callees), kept off the node's fields."""
+import types
 
 _KEY = "_astjax"
 
@@ -25,7 +26,8 @@ def clear(node):
 
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_ATOMS = (str, int, float, bool, type(None), bytes, complex, type(Ellipsis))
+# (a module: a constant node may hold one, a default parameter xp=jnp; deepcopy refuses them)
+_ATOMS = (str, int, float, bool, type(None), bytes, complex, type(Ellipsis), types.ModuleType)
 
 
 def clean_copy(node, pairs=None):
