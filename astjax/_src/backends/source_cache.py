@@ -123,13 +123,16 @@ def _trusted_debug_call(value):
     from ..ir.types import Static
     if not isinstance(value, DebugCall):
         return False
-    for t in value.types:
-        if isinstance(t, Static) and not _literal(t.value):
-            where = _importable(t.value)
-            if where is None or not _trusted_module(where[0]):
-                return False
-    where = _importable(value.fn)
-    return where is not None and _trusted_module(where[0])
+    return all(_trusted_import(t.value) is not None for t in value.types
+               if isinstance(t, Static) and not _literal(t.value)) and \
+        _trusted_import(value.fn) is not None
+
+
+def _trusted_import(value):
+    """(module, attribute path) that finds ``value`` again in a module the key pins, or
+    None."""
+    where = _importable(value)
+    return where if where is not None and _trusted_module(where[0]) else None
 
 
 def _importable(value):
@@ -312,8 +315,8 @@ class Fingerprinter:
             if ref is not None:  # found again that way (a namedtuple class astjax calls)
                 self.refs.setdefault(id(value), ref)
             return ("class",) + where
-        where = _importable(value)
-        if where is not None and _trusted_module(where[0]) and _trusted_module(t.__module__):
+        where = _trusted_import(value)
+        if where is not None and _trusted_module(t.__module__):
             return ("import",) + where  # numpy's ufuncs, astjax's ops and random functions ...
         if _is_target(value):
             return self._transform(value, ref)
@@ -346,8 +349,8 @@ class Fingerprinter:
         """A custom_jvp/custom_vjp function of astjax's own (jnp.linalg's, nn.softplus): its
         code and rules are pinned by the key; found again by import, its function and rule
         by attribute. A user's is not cached: its rules reach generated code untraced."""
-        where = _importable(custom)
-        if where is None or not _trusted_module(where[0]):
+        where = _trusted_import(custom)
+        if where is None:
             raise Uncacheable(f"{type(custom).__name__} {custom.__name__}")
         rule = _step(ref, "attr", "rule")
         parts = [(custom.fun, _step(ref, "attr", "fun"))]
@@ -361,8 +364,8 @@ class Fingerprinter:
         return ("import",) + where
 
     def _transform(self, obj, ref):
-        where = _importable(type(obj))
-        if where is None or not _trusted_module(where[0]):
+        where = _trusted_import(type(obj))
+        if where is None:
             raise Uncacheable(f"transform {type(obj).__qualname__}")
         attrs = []
         for name in sorted(vars(obj)):
@@ -473,8 +476,7 @@ def _derived_ok(value):
         return True  # a transform astjax applied to a generated function (vmap of a step)
     if isinstance(value, pytypes.ModuleType):
         return _trusted_module(value.__name__) and sys.modules.get(value.__name__) is value
-    where = _importable(value)
-    return where is not None and _trusted_module(where[0])
+    return _trusted_import(value) is not None
 
 
 # --- entries ----------------------------------------------------------------------------------
@@ -664,10 +666,10 @@ class SourceCache:
                 statics.append((sname, ("value", value)))
             else:
                 ref = self.fpr.ref_of(value) or _find_static(self.arg_types, value)
-                where = _importable(value)
+                where = _trusted_import(value)
                 if ref is not None:
                     statics.append((sname, ("ref", ref)))
-                elif where is not None and _trusted_module(where[0]):
+                elif where is not None:
                     statics.append((sname, ("import",) + where))
                 else:
                     raise Uncacheable(f"constant {sname} reached no known way")
