@@ -60,7 +60,7 @@ def dot(a, b):
 def _product(a, b):
     """np.dot(a, b); a product of C- or F-ordered float matrices calls BLAS's gemm itself.
     Numba's np.dot compiles its gemm call again for each pair of layouts (0.5-0.9 s each,
-    three for the MLP's gradient); this compiles in about 0.1 s and is cached."""
+    three for the MLP's gradient); this compiles once per dtype and is cached."""
 
 
 @overload(_product)
