@@ -859,6 +859,39 @@ def test_round_compiles_as_numpy_rounds(numba_backend):
         assert g.dtype == w.dtype
 
 
+def test_runtime_helpers_compile_one_version_per_dtype_for_generated_code():
+    """Generated code's calls to _rt.dot compile one version per dtype, whatever the
+    matrices' layouts (it had one per layout pair), and _rt.empty/full one per rank: a
+    shape (n, 1) types as (int64, Literal[int](1)) and had a version of its own. Strided
+    matrices are copied before gemm; results against NumPy."""
+    import numba
+    from numba.core import types
+    from astjax._src.backends.numba_cpu import runtime
+
+    @numba.njit
+    def products(a, b, n):
+        strided = runtime.dot(a[:, ::2], b[::2, :])
+        return (runtime.dot(a, b), runtime.dot(b.T, a.T), strided,
+                runtime.empty((n, 1), np.float32).shape, runtime.full((n, n), np.float32(2)))
+
+    before = {f: set(f.signatures) for f in (runtime.dot, runtime.empty, runtime.full)}
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(4, 6)).astype(np.float32)
+    b = rng.normal(size=(6, 3)).astype(np.float32)
+    for x, y in [(a, b), (np.asfortranarray(a), b), (a, np.asfortranarray(b))]:
+        ab, ba, strided, shape, full = products(x, y, 3)
+        np.testing.assert_allclose(ab, a @ b, rtol=1e-5)
+        np.testing.assert_allclose(ba, (a @ b).T, rtol=1e-5)
+        np.testing.assert_allclose(strided, a[:, ::2] @ b[::2, :], rtol=1e-5)
+        assert shape == (3, 1) and (full == 2).all() and full.shape == (3, 3)
+    new = {f: set(f.signatures) - before[f] for f in before}
+    matrix = types.Array(types.float32, 2, "A")
+    assert new[runtime.dot] <= {(matrix, matrix)}, new[runtime.dot]
+    for f in (runtime.empty, runtime.full):
+        assert not any(isinstance(t, types.Literal) for sig in new[f] for arg in sig
+                       for t in getattr(arg, "types", (arg,))), new[f]
+
+
 def test_runtime_dot_calls_gemm_for_every_layout_pair():
     """Generated code's _rt.dot calls BLAS's gemm itself for C- and F-ordered float
     matrices (one compile per dtype): every layout pair, empty and size-1 dims, against

@@ -37,38 +37,61 @@ class BroadcastAfterDonation(ValueError):
 # calls these cached wrappers instead, which compile once per signature and then load
 # from disk (LLVM still inlines them: a cached library keeps its bitcode for callers).
 
-@njit(**_OPTIONS)
+def _one_version_per(convert):
+    """A cached helper whose calls from generated code compile one version per
+    ``convert``-ed argument types (the call site casts its arguments to them)."""
+    def decorate(py_func):
+        dispatcher = njit(**_OPTIONS)(py_func)
+        get_call_template = dispatcher.get_call_template
+        dispatcher.get_call_template = lambda args, kws: get_call_template(
+            tuple(convert(a) for a in args), kws)
+        return dispatcher
+    return decorate
+
+
+def _as_any_layout(t):
+    """A float matrix of any layout (_gemm reads it at run time), else ``t`` unliteral."""
+    if isinstance(t, types.Array) and t.ndim == 2 and t.dtype in _BLAS_TYPES:
+        return t.copy(layout="A")
+    return types.unliteral(t)
+
+
+_BLAS_TYPES = (types.float32, types.float64, types.complex64, types.complex128)
+
+
+# A shape (n, 1) types as (int64, Literal[int](1)): without unliteral it compiled a version
+# of its own, 0.2-0.3 s each on a cold cache.
+@_one_version_per(types.unliteral)
 def empty(shape, dtype):
     return np.empty(shape, dtype)
 
 
-@njit(**_OPTIONS)
+@_one_version_per(types.unliteral)
 def zeros(shape, dtype):
     return np.zeros(shape, dtype)
 
 
-@njit(**_OPTIONS)
+@_one_version_per(types.unliteral)
 def full(shape, value):
     return np.full(shape, value)
 
 
-@njit(**_OPTIONS)
+# One version per dtype, not per pair of layouts (the MLP's gradient had three).
+@_one_version_per(_as_any_layout)
 def dot(a, b):
     return _product(a, b)
 
 
 def _product(a, b):
-    """np.dot(a, b); a product of C- or F-ordered float matrices calls BLAS's gemm itself.
+    """np.dot(a, b); a product of float matrices calls BLAS's gemm itself.
     Numba's np.dot compiles its gemm call again for each pair of layouts (0.5-0.9 s each,
     three for the MLP's gradient); this compiles once per dtype and is cached."""
 
 
 @overload(_product)
 def _product_of(a, b):
-    blas = (types.float32, types.float64, types.complex64, types.complex128)
     if isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim == b.ndim == 2 \
-            and a.dtype == b.dtype and a.dtype in blas and a.layout in "CF" \
-            and b.layout in "CF":
+            and a.dtype == b.dtype and a.dtype in _BLAS_TYPES:
         kind = np.int8(_KIND[np.dtype(str(a.dtype))])
         return lambda a, b: _gemm(kind, _any_layout(a), _any_layout(b))
     return lambda a, b: np.dot(a, b)
@@ -103,8 +126,12 @@ def _any_layout(typingctx, arr):
 
 @njit(**_OPTIONS)
 def _gemm(kind, a, b):
-    """a @ b for C- or F-ordered matrices: gemm on the column-major views, out^T = b^T a^T
-    (a C-ordered matrix is its transpose in column-major order)."""
+    """a @ b: gemm on the column-major views, out^T = b^T a^T (a C-ordered matrix is its
+    transpose in column-major order); a matrix in neither order is copied first."""
+    if not (a.flags.c_contiguous or a.flags.f_contiguous):
+        a = _any_layout(np.ascontiguousarray(a))
+    if not (b.flags.c_contiguous or b.flags.f_contiguous):
+        b = _any_layout(np.ascontiguousarray(b))
     m, k = a.shape
     n = b.shape[1]
     if b.shape[0] != k:
