@@ -402,3 +402,16 @@ def test_where_and_initial_on_numba(numba_backend):
     v, mx = f(X2, M)
     np.testing.assert_allclose(v, np.var(X2, axis=1, where=M), rtol=1e-5)
     assert mx == np.max(X2, initial=0.5, where=M)
+
+
+def test_jit_of_a_reduction_itself_takes_its_keywords():
+    """jit(jnp.sum)(x, where=m), jit(jnp.max)(x, initial=v), jit(jnp.where)(c, size=n):
+    the op's keywords reach its keyword function (jit had bound the op's own signature:
+    "unexpected keyword argument 'where'")."""
+    x = np.arange(6.0, dtype=np.float32)
+    m = x > 2
+    np.testing.assert_allclose(astjax.jit(jnp.sum)(x, where=m), np.sum(x, where=m))
+    np.testing.assert_allclose(astjax.jit(jnp.sum)(x), np.sum(x))
+    np.testing.assert_allclose(astjax.jit(jnp.max)(x, initial=10.0), np.max(x, initial=10.0))
+    (got,) = astjax.jit(jnp.where, static_argnames="size")(m, size=4)
+    np.testing.assert_array_equal(got, [3, 4, 5, 0])

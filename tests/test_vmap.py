@@ -179,6 +179,11 @@ SAMPLES = _elementwise_samples() + [
     ("random_gamma_grad", "astjax.lax.random_gamma_grad(a, b)", [F(2, 3, **POS), F(3, **POS)]),
     ("threefry2x32_x0", "_bits.threefry2x32_x0(a, b, c, d)", [U(2, 3), U(3), U(2, 3), U(3)]),
     ("threefry2x32_x1", "_bits.threefry2x32_x1(a, b, c, d)", [U(2, 3), U(3), U(3), U(2, 3)]),
+    ("xla_log32", "_bits.xla_log32(a)", [F(2, 3, **POS)]),
+    ("xla_log1p32", "_bits.xla_log1p32(a)", [F(2, 3)]),
+    ("xla_exp32", "_bits.xla_exp32(a)", [F(2, 3)]),
+    ("xla_erf32", "_bits.xla_erf32(a)", [F(2, 3)]),
+    ("xla_erfinv32", "_bits.xla_erfinv32(a)", [F(2, 3)]),
     ("astype", "a.astype(jnp.int32)", [F(2, 3, lo=-5, hi=5)]),
     ("where", "jnp.where(a > 0, a, b)", [F(2, 3), F(3)]),
     ("where", "jnp.where(c, a, 0.5)", [F(3), None, Bo(2, 3)]),
@@ -990,6 +995,20 @@ def test_keyword_arguments_with_tuple_in_axes():
     out = vmap(pair, in_axes=(None,))(X[0], y=X)
     np.testing.assert_allclose(out[0], np.broadcast_to(X[0] * 2, X.shape), rtol=1e-6)
     np.testing.assert_allclose(out[1], X.sum(1), rtol=1e-6)
+
+
+def shifted(x, scale=2.0, shift=0.0):
+    return x * scale + shift
+
+
+def test_a_keyword_argument_after_a_defaulted_parameter_maps_by_name():
+    """vmap(f)(x, shift=s) with f(x, scale=2.0, shift=0.0): s is f's shift, scale keeps
+    its default (s went into scale's place, a wrong answer with no error)."""
+    s = np.float32([10.0, 20.0, 30.0])
+    x = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_allclose(vmap(shifted)(x, shift=s), x * 2.0 + s)
+    np.testing.assert_allclose(vmap(jnp.sum)(X, where=X > 0.5),
+                               np.sum(X, axis=1, where=X > 0.5), rtol=1e-6)
 
 
 def test_empty_batch():

@@ -391,9 +391,15 @@ def _op_function(op):
             raise TypeError(f"astjax cannot transform jnp.{op.name} itself (the default of "
                             f"{p.name} is {p.default!r}); wrap the call in a function")
     call = ", ".join(f"{p}={p}" for p in op.signature.parameters)
-    return from_source(op.name, f"def {op.name}({', '.join(params)}):\n"
-                                f"    return _op({call})\n",
-                       {"_op": op}, parse_function(_op_function))
+    body = f"    return _op({call})\n"
+    keywords = op.keyword_function and sorted(op.keyword_function[0] - set(op.signature.parameters))
+    if keywords:  # jit(jnp.sum)(x, where=m): the op's keyword function when one is passed
+        params += [f"{k}=None" for k in keywords]
+        body = (f"    if {' and '.join(f'{k} is None' for k in keywords)}:\n    {body}"
+                f"    return _keywords({call}, {', '.join(f'{k}={k}' for k in keywords)})\n")
+    return from_source(op.name, f"def {op.name}({', '.join(params)}):\n{body}",
+                       {"_op": op, "_keywords": op.keyword_function and op.keyword_function[1]},
+                       parse_function(_op_function))
 
 
 def _wrap_either(result, out_type):

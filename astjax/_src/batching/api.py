@@ -42,26 +42,27 @@ class Vmapped(Jitted):
 
     def __call__(self, *args, **kwargs):
         if kwargs:  # as in JAX, keyword arguments are mapped along axis 0
-            names = list(self.signature.parameters)
-            try:
-                ba = self.signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise TypeError(f"{self.fun.__name__}(): {e}") from None
-            n = len(args)
-            args = tuple(ba.arguments[p] for p in names if p in ba.arguments)
-            if len(args) != len(ba.arguments):
-                raise TypeError(f"{self.fun.__name__}(): vmap needs positional arguments")
-            if isinstance(self.in_axes, tuple) and len(self.in_axes) == n:
-                extended = self.in_axes + (0,) * (len(args) - n)
-                derived = self.generated.get(("kwargs", extended))
-                if derived is None:
-                    derived = Vmapped(self.fun, extended, self.out_axes, self.axis_name,
-                                      self.axis_size)
-                    self.generated[("kwargs", extended)] = derived
-                return derived(*args)
+            return self._with_keywords(args, kwargs)
         self._check_sizes(args)
         compiled, values = self.compiled_for(args, {})
         return compiled.run(values)
+
+    def _with_keywords(self, args, kwargs):
+        """The call with keyword arguments: a vmap of ``def f_(*args, k): return f(*args,
+        k=k)`` mapping ``k`` along axis 0 (a parameter it skips keeps its default)."""
+        from ..frontend.partials import keyword_call_function
+        try:
+            self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.fun.__name__}(): {e}") from None
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
+        key = ("kwargs", len(args), tuple(kwargs), axes)
+        derived = self.generated.get(key)
+        if derived is None:
+            derived = self.generated[key] = Vmapped(
+                keyword_call_function(self.fun, len(args), tuple(kwargs)),
+                axes + (0,) * len(kwargs), self.out_axes, self.axis_name, self.axis_size)
+        return derived(*args, *kwargs.values())
 
     # --- checks on concrete arguments (JAX's errors) ---------------------------------------
     def _check_sizes(self, args):

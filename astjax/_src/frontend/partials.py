@@ -73,6 +73,17 @@ def _method(m):
     return fn
 
 
+def keyword_call_function(fn, n_positional, keywords):
+    """``def f(_a0, .., k1, ..): return fn(_a0, .., k1=k1, ..)``: a call of ``fn`` with
+    keyword arguments as a function of positional ones (vmap maps keywords)."""
+    positional = [f"_a{i}" for i in range(n_positional)]
+    passed = positional + [f"{k}={k}" for k in keywords]
+    name = getattr(fn, "__name__", "")
+    name = name if name.isidentifier() else "keywords"
+    return from_source(name, f"def {name}({', '.join(positional + list(keywords))}):\n"
+                             f"    return _fn({', '.join(passed)})\n", {"_fn": fn}, _origin(fn))
+
+
 def _wrap(p):
     from ..ops.registry import Op
     if isinstance(p.func, Op):  # partial(jnp.sum, axis=0): the op as a function
