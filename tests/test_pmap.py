@@ -52,3 +52,16 @@ def test_more_entries_than_devices_is_an_error():
     with pytest.raises(ValueError, match="rank should be at least 1"):
         f(np.float32(1.0))
     assert astjax.pmap(lambda x: x, devices=astjax.devices())(X).shape == (1, 3)
+
+
+def _shifted_sum(x, scale=2.0, shift=0.0):
+    return jnp.sum(x * scale + shift)
+
+
+def test_keyword_arguments_are_mapped_and_skipped_parameters_keep_defaults():
+    """pmap(f)(xs, shift=s): s is mapped along axis 0, scale keeps its default (pmap had
+    mapped the default 2.0 too: "vmap was requested to map ... it is static 2.0")."""
+    xs = np.arange(6.0, dtype=np.float32).reshape(1, 6)
+    s = np.float32([10.0])
+    np.testing.assert_allclose(astjax.pmap(_shifted_sum)(xs, shift=s),
+                               (xs * 2.0 + s[:, None]).sum(1))

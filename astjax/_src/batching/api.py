@@ -7,6 +7,8 @@ outputs' batch axes to ``out_axes``. Like grad and jit it is a transform object,
 compiled code can call it and it composes: ``jit(vmap(f))``, ``vmap(grad(f))``,
 ``grad(vmap(...))``, ``vmap(vmap(f))``.
 """
+import inspect
+
 import numpy as np
 
 from ..api import Jitted
@@ -15,6 +17,20 @@ from ..ir.types import (ArrayType, SequenceType, Static, TreeType, keyed_childre
                         type_of_value)
 from . import batched as bt_
 from .transform import batched_function
+
+
+def keyword_call(fun, in_axes, args, kwargs):
+    """A call ``fun(*args, **kwargs)`` of a mapped function as a function of positional
+    arguments (``def f(_a0, k): return fun(_a0, k=k)``) and its in_axes: as in JAX, keyword
+    arguments are mapped along axis 0; a parameter the call skips keeps its default."""
+    from ..frontend.partials import keyword_call_function
+    try:
+        inspect.signature(fun).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{fun.__name__}(): {e}") from None
+    n = len(args)
+    axes = tuple(in_axes[:n]) if isinstance(in_axes, tuple) else (in_axes,) * n
+    return keyword_call_function(fun, n, tuple(kwargs)), axes + (0,) * len(kwargs)
 
 
 class Vmapped(Jitted):
@@ -48,20 +64,12 @@ class Vmapped(Jitted):
         return compiled.run(values)
 
     def _with_keywords(self, args, kwargs):
-        """The call with keyword arguments: a vmap of ``def f_(*args, k): return f(*args,
-        k=k)`` mapping ``k`` along axis 0 (a parameter it skips keeps its default)."""
-        from ..frontend.partials import keyword_call_function
-        try:
-            self.signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.fun.__name__}(): {e}") from None
-        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
-        key = ("kwargs", len(args), tuple(kwargs), axes)
+        key = ("kwargs", len(args), tuple(kwargs))
         derived = self.generated.get(key)
         if derived is None:
-            derived = self.generated[key] = Vmapped(
-                keyword_call_function(self.fun, len(args), tuple(kwargs)),
-                axes + (0,) * len(kwargs), self.out_axes, self.axis_name, self.axis_size)
+            fun, in_axes = keyword_call(self.fun, self.in_axes, args, kwargs)
+            derived = self.generated[key] = Vmapped(fun, in_axes, self.out_axes,
+                                                    self.axis_name, self.axis_size)
         return derived(*args, *kwargs.values())
 
     # --- checks on concrete arguments (JAX's errors) ---------------------------------------

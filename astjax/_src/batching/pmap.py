@@ -10,7 +10,7 @@ import inspect
 from ..api import Jitted
 from ..config import config
 from ..runtime.devices import local_device_count
-from .api import Vmapped
+from .api import Vmapped, keyword_call
 
 
 class Pmapped(Jitted):
@@ -32,6 +32,8 @@ class Pmapped(Jitted):
         self.mapped = Vmapped(fun, in_axes, out_axes, axis_name, axis_size)
         super().__init__(self.mapped, static_argnums=static, donate_argnums=donate_argnums)
         self.n_devices = len(devices) if devices is not None else local_device_count()
+        self.options = (axis_name, out_axes, static, devices, axis_size, donate_argnums)
+        self.with_keywords = {}  # (n positional, keyword names) -> the pmap of a call of fun
 
     def backend_now(self):
         return config.astjax_jit_backend  # compiled, as jit
@@ -40,6 +42,8 @@ class Pmapped(Jitted):
         return f"pmap({getattr(self.mapped.fun, '__name__', self.mapped.fun)})"
 
     def __call__(self, *args, **kwargs):
+        if kwargs:  # mapped along axis 0, as vmap maps them
+            return self._with_keywords(args, kwargs)
         size = self.mapped._check_sizes(args)  # (in compiled code, sizes are run-time values)
         if size > self.n_devices:
             raise ValueError(f"pmap: the mapped axis has size {size}, but astjax has "
@@ -47,6 +51,16 @@ class Pmapped(Jitted):
                              f"(astjax.local_device_count()); use vmap to map over more "
                              f"examples")
         return super().__call__(*args, **kwargs)
+
+    def _with_keywords(self, args, kwargs):
+        key = (len(args), tuple(kwargs))
+        mapped = self.with_keywords.get(key)
+        if mapped is None:
+            fun, in_axes = keyword_call(self.mapped.fun, self.mapped.in_axes, args, kwargs)
+            axis_name, out_axes, static, devices, axis_size, donate = self.options
+            mapped = self.with_keywords[key] = Pmapped(
+                fun, axis_name, in_axes, out_axes, static, devices, axis_size, donate)
+        return mapped(*args, *kwargs.values())
 
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
