@@ -23,6 +23,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 import astjax.random as random
+from astjax._src.ops import bits as _bits
 from astjax._src.random import threefry
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "random_jax.npz")
@@ -492,6 +493,50 @@ def test_fma_rounds_once():
     np.testing.assert_array_equal(np.asarray(gx), np.broadcast_to(np.arange(4), (3, 4)))
     np.testing.assert_array_equal(np.asarray(gy), np.asarray(x).sum(0))
     assert float(gz) == 12.0
+
+
+def xla_f32_values(x):
+    return (_bits.xla_log32(x), _bits.xla_log1p32(x), _bits.xla_exp32(x), _bits.xla_erf32(x),
+            _bits.xla_erfinv32(x))
+
+
+def _xla_f32_inputs():
+    """Random bit patterns (every magnitude, subnormals, inf, nan), [-1, 1] and [-100, 100],
+    and 8 floats either side of the algorithms' branch points, of both signs."""
+    rng = np.random.default_rng(7)
+    points = [0.0, 1e-45, 1e-40, 2.0 ** -126, 2.0 ** -100, 0.5, 1.0, 2.0, np.sqrt(0.5),
+              np.sqrt(0.5) * 2.0 ** 40, 0.41421357, 0.41421357 - 1.0, 1.4142135, -1.0,
+              87.8, 88.8, 88.72284, 87.33654, 103.97208, 88.02969, 3.832507, 4.0,
+              0.99662, 0.9966212, 1.0 - 2.0 ** -24, 3.4028235e38, np.inf, np.nan]
+    points = np.array(points, np.float32)
+    near = [points]
+    for direction in (np.inf, -np.inf):
+        p = points
+        for _ in range(8):
+            with np.errstate(over="ignore"):
+                p = np.nextafter(p, np.float32(direction))
+            near.append(p)
+    near = np.concatenate(near)
+    return np.concatenate([near, -near,
+                           rng.integers(0, 2 ** 32, 100_000, dtype=np.uint32).view(np.float32),
+                           rng.uniform(-1, 1, 50_000).astype(np.float32),
+                           rng.uniform(-100, 100, 50_000).astype(np.float32)])
+
+
+def test_xla_f32_kernels_agree_with_eager_bit_for_bit(numba_backend):
+    # generated Numba code calls random/xla_f32.py's functions compiled once (llvm.fma for
+    # XLA's fused multiply-adds), the python backend runs them on arrays (exact fma)
+    x = jnp.asarray(_xla_f32_inputs())
+    jitted = astjax.jit(xla_f32_values)
+    assert "_rt.xla_erfinv32(" in astjax.make_source(jitted)(x)  # not inlined jnp code
+    got = jitted(x)
+    (compiled,) = jitted.cache.values()
+    assert compiled.backend == "numba"
+    for g, want in zip(got, xla_f32_values(x)):
+        g, want = np.asarray(g), np.asarray(want)
+        nan = np.isnan(want)
+        np.testing.assert_array_equal(np.isnan(g), nan)
+        np.testing.assert_array_equal(g[~nan].view(np.uint32), want[~nan].view(np.uint32))
 
 
 def test_bit_ops():

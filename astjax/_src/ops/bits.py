@@ -1,5 +1,5 @@
-"""Bit-level and sorting ops that ``astjax.random`` needs: shifts, the Threefry hash,
-nextafter, frexp, ldexp, fma, argsort.
+"""Bit-level and sorting ops that ``astjax.random`` needs: shifts, the Threefry hash, XLA's
+float32 log / log1p / exp / erf / erfinv, nextafter, frexp, ldexp, fma, argsort.
 
 Shifts follow XLA (and so JAX), not C: a shift by the bit width or more gives 0
 (``right_shift`` of a negative signed value gives -1), where NumPy's result is
@@ -13,6 +13,7 @@ from .. import dtypes
 from ..errors import ShapeError
 from ..ir.types import ArrayType, SequenceType, as_array_type
 from .elementwise import _int_or_bool, _no_complex
+from ..random import xla_f32 as _xla_f32
 from ..random.threefry_hash import threefry2x32_hash
 from .registry import NAMESPACE, Op, elementwise, elementwise_rule
 from .shape import normalize_axis
@@ -84,6 +85,31 @@ for _i, _op in enumerate((threefry2x32_x0, threefry2x32_x1)):
     _op.rules["numba_scalar"] = \
         lambda args, dtype, i=_i: f"_rt.threefry2x32({', '.join(args)})[{i}]"
     del NAMESPACE[_op.name]  # not a jnp function: random/threefry.py calls the ops
+
+
+def _float32_operand(name, dtype):
+    if dtype != np.float32:
+        raise TypeError(f"{name} computes float32, got {dtype}")
+
+
+def _xla_value(fn):
+    def impl(x):
+        with np.errstate(all="ignore"):  # nan from log of a negative, erfinv beyond 1
+            return np.asarray(fn(np.asarray(x, np.float32)), np.float32)[()]
+    return impl
+
+
+# XLA's float32 algorithms (random/xla_f32.py), one elementwise op each: generated Numba code
+# calls the function compiled once. Their values only: random/special.py applies them to
+# stop_gradient(x) and adds the exact derivative.
+xla_log32, xla_log1p32, xla_exp32, xla_erf32, xla_erfinv32 = (
+    elementwise(f"xla_{f.__name__}", _xla_value(f), dtype_check=_float32_operand,
+                differentiable=False)
+    for f in (_xla_f32.log32, _xla_f32.log1p32, _xla_f32.exp32, _xla_f32.erf32,
+              _xla_f32.erfinv32))
+for _op in (xla_log32, xla_log1p32, xla_exp32, xla_erf32, xla_erfinv32):
+    _op.rules["numba_scalar"] = lambda args, dtype, n=_op.name: f"_rt.{n}({args[0]})"
+    del NAMESPACE[_op.name]  # not jnp functions: random/special.py calls the ops
 
 
 def _nextafter(x, y):

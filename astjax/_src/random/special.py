@@ -1,4 +1,5 @@
-"""erfinv, erf, log, log1p, exp and cholesky as XLA computes them, in ``astjax.numpy``.
+"""erfinv, erf, log, log1p, exp and cholesky as XLA computes them, in ``astjax.numpy``; the
+float32 values are ops (``ops/bits.py``'s xla_*) computed by ``xla_f32.py``.
 
 ``erfinv`` is the polynomial approximation of M. Giles, "Approximating the erfinv
 function" (GPU Computing Gems, 2011), with the constants and the evaluation order
@@ -21,36 +22,11 @@ import numpy as np
 import astjax.numpy as jnp
 from astjax import lax
 
+from ..ops import bits as _bits
+
 
 _HALF_SQRT_PI = 0.886226925452758
 _TWO_OVER_SQRT_PI = 1.1283791670955126
-
-
-def _f32(bits):
-    return np.array([bits], np.uint32).view(np.float32)[0]
-
-
-_TINY32 = _f32(0x00800000)  # the smallest normal float32
-# plog: Cephes' polynomial on [sqrt(1/2) - 1, sqrt(2) - 1]
-_LOG_P = [_f32(b) for b in (0x3D9021BB, 0xBDEBD1B8, 0x3DEF251A, 0xBDFE5D4F, 0x3E11E9BF,
-                            0xBE2AAE50, 0x3E4CCEAC, 0xBE7FFFFC, 0x3EAAAAAA)]
-_LOG_Q1 = _f32(0xB95E8083)   # ln 2 = Q2 - Q1 (split for an exact e * Q2)
-_LOG_Q2 = _f32(0x3F318000)
-_SQRT_HALF = _f32(0x3F3504F3)
-# log1p for |x| < sqrt(2) - 1: x - x^2/2 + x^3 P(x) / Q(x)
-_LOG1P_SMALL = _f32(0x3ED413CD)
-_LOG1P_Q = [_f32(b) for b in (0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3, 0x43586D8A,
-                              0x42707982)]
-_LOG1P_P = [np.float32(4.527e-05)] + [_f32(b) for b in (0x3EFF40C5, 0x40D284FA, 0x41EF4B9C,
-                                                        0x4273CC76, 0x426473AD, 0x41A05101)]
-# pexp: exp(r) on |r| <= ln(2)/2
-_EXP_LOG2E = _f32(0x3FB8AA3B)
-_EXP_P = [_f32(b) for b in (0x39506967, 0x3AB743CE, 0x3C088908, 0x3D2AA9C1, 0x3E2AAAAA)]
-
-
-def _daz(x):
-    """XLA's CPU code reads subnormal float32 inputs as (signed) zero."""
-    return jnp.where(jnp.abs(x) < _TINY32, x * np.float32(0.0), x)
 
 
 def _with_derivative(value, x, slope):
@@ -62,91 +38,7 @@ def _with_derivative(value, x, slope):
     return value - (lax.stop_gradient(x) - x) * slope
 
 
-def _log32_value(x):
-    x = _daz(x)
-    xc = jnp.where(x > _TINY32, x, _TINY32)
-    m, e = jnp.frexp(xc)
-    e = e.astype(jnp.float32)
-    small = m < _SQRT_HALF
-    x1 = (m - np.float32(1.0)) + jnp.where(small, m, np.float32(0.0))
-    e = e - jnp.where(small, np.float32(1.0), np.float32(0.0))
-    x2 = x1 * x1
-    x3 = x2 * x1
-    y = jnp.fma(x1, _LOG_P[0], _LOG_P[1])
-    y1 = jnp.fma(x1, _LOG_P[3], _LOG_P[4])
-    y2 = jnp.fma(x1, _LOG_P[6], _LOG_P[7])
-    y = jnp.fma(y, x1, _LOG_P[2])
-    y1 = jnp.fma(y1, x1, _LOG_P[5])
-    y2 = jnp.fma(y2, x1, _LOG_P[8])
-    y = jnp.fma(y, x3, y1)
-    y = jnp.fma(y, x3, y2)
-    y = jnp.fma(y, x3, e * _LOG_Q1)
-    r = jnp.fma(e, _LOG_Q2, jnp.fma(np.float32(-0.5), x2, x1) + y)
-    r = jnp.where(x == np.float32(np.inf), np.float32(np.inf), r)
-    r = jnp.where((x < 0.0) | jnp.isnan(x), np.float32(np.nan), r)
-    return jnp.where(x == 0.0, np.float32(-np.inf), r)
-
-
-def _log1p32_value(x):
-    x = _daz(x)
-    big = _log32_value(x + np.float32(1.0))
-    z = x * np.float32(0.0)
-    den = z + np.float32(1.0)
-    den = jnp.fma(den, x, _LOG1P_Q[0])
-    den = jnp.fma(den, x, _LOG1P_Q[1])
-    den = jnp.fma(den, x, _LOG1P_Q[2])
-    den = jnp.fma(den, x, _LOG1P_Q[3])
-    den = jnp.fma(den, x, _LOG1P_Q[4])
-    den = jnp.fma(den, x, _LOG1P_Q[5])
-    num = z + _LOG1P_P[0]
-    num = jnp.fma(num, x, _LOG1P_P[1])
-    num = jnp.fma(num, x, _LOG1P_P[2])
-    num = jnp.fma(num, x, _LOG1P_P[3])
-    num = jnp.fma(num, x, _LOG1P_P[4])
-    num = jnp.fma(num, x, _LOG1P_P[5])
-    num = jnp.fma(num, x, _LOG1P_P[6])
-    x2 = x * x
-    small = x + jnp.fma(x2, np.float32(-0.5), (x * x2) * (num / den))
-    return jnp.where(jnp.abs(x) < _LOG1P_SMALL, small, big)
-
-
-def _exp32_value(x):
-    x = _daz(x)
-    xc = jnp.clip(x, np.float32(-87.8), np.float32(88.8))
-    n = jnp.floor(jnp.fma(xc, _EXP_LOG2E, np.float32(0.5)))
-    n = jnp.clip(n, np.float32(-127.0), np.float32(127.0))
-    r = jnp.fma(-_LOG_Q2, n, xc)
-    r = jnp.fma(-_LOG_Q1, n, r)
-    p = jnp.fma(r, _EXP_P[0], _EXP_P[1])
-    p = jnp.fma(p, r, _EXP_P[2])
-    p = jnp.fma(p, r, _EXP_P[3])
-    p = jnp.fma(p, r, _EXP_P[4])
-    p = jnp.fma(p, r, np.float32(0.5))
-    p = np.float32(1.0) + jnp.fma(p, r * r, r)
-    whole = jnp.where(jnp.isnan(n) | (n == -127.0), np.float32(0.0), n).astype(jnp.int32)
-    scale = jnp.where(n == -127.0, np.float32(0.0), jnp.ldexp(np.float32(1.0), whole))
-    out = p * scale
-    return jnp.where(jnp.abs(out) < _TINY32, out * np.float32(0.0), out)  # flushed to zero
-
-
-def _erf32(x):
-    """XLA's EmitErfF32: an odd/even rational function, 1 in magnitude beyond 3.8325."""
-    clamp = jnp.abs(x) >= np.float32(3.832506856900711)
-    sign = jnp.where(x < 0.0, np.float32(-1.0), np.float32(1.0))
-    x = jnp.clip(x, np.float32(-4.0), np.float32(4.0))  # the same values; no inf / inf
-    x2 = x * x
-    p = jnp.fma(x2, np.float32(0.00022905065861350646), np.float32(0.0034082910107109506))
-    p = jnp.fma(x2, p, np.float32(0.050955695062380861))
-    p = jnp.fma(x2, p, np.float32(0.18520832239976145))
-    p = jnp.fma(x2, p, np.float32(1.128379143519084))
-    p = x * p
-    q = jnp.fma(x2, np.float32(-1.1791602954361697e-7), np.float32(0.000023547966471313185))
-    q = jnp.fma(x2, q, np.float32(0.0010179625278914885))
-    q = jnp.fma(x2, q, np.float32(0.014070470171167667))
-    q = jnp.fma(x2, q, np.float32(0.11098505178285362))
-    q = jnp.fma(x2, q, np.float32(0.49746925110067538))
-    q = jnp.fma(x2, q, np.float32(1.0))
-    return jnp.where(clamp, sign, p / q)
+_erfinv32 = _bits.xla_erfinv32  # and astjax.scipy.special's erfinv
 
 
 def log(x):
@@ -156,7 +48,7 @@ def log(x):
     sg = lax.stop_gradient(xf)
     positive = sg > 0.0
     slope = jnp.where(positive, 1.0 / jnp.where(positive, sg, 1.0), 0.0)
-    value = _with_derivative(_log32_value(sg), xf, slope)
+    value = _with_derivative(_bits.xla_log32(sg), xf, slope)
     return value.astype(x.dtype)
 
 
@@ -167,7 +59,7 @@ def log1p(x):
     sg = lax.stop_gradient(xf)
     positive = sg > -1.0
     slope = jnp.where(positive, 1.0 / jnp.where(positive, 1.0 + sg, 1.0), 0.0)
-    value = _with_derivative(_log1p32_value(sg), xf, slope)
+    value = _with_derivative(_bits.xla_log1p32(sg), xf, slope)
     return value.astype(x.dtype)
 
 
@@ -176,7 +68,7 @@ def exp(x):
         return jnp.exp(x)
     xf = x.astype(jnp.float32)
     sg = lax.stop_gradient(xf)
-    value = _exp32_value(sg)
+    value = _bits.xla_exp32(sg)
     return _with_derivative(value, xf, lax.stop_gradient(value)).astype(x.dtype)
 
 
@@ -186,24 +78,7 @@ def erf(x):
     xf = x.astype(jnp.float32)
     sg = lax.stop_gradient(xf)
     slope = _TWO_OVER_SQRT_PI * jnp.exp(-sg * sg)
-    return _with_derivative(_erf32(sg), xf, slope).astype(x.dtype)
-
-
-def _erfinv32(x):
-    w = -log1p(-x * x)
-    lt = w < 5.0
-    w = jnp.where(lt, w - 2.5, jnp.sqrt(w) - 3.0)
-    p = jnp.where(lt, np.float32(2.81022636e-08), np.float32(-0.000200214257))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(3.43273939e-07), np.float32(0.000100950558)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(-3.5233877e-06), np.float32(0.00134934322)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(-4.39150654e-06), np.float32(-0.00367342844)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(0.00021858087), np.float32(0.00573950773)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(-0.00125372503), np.float32(-0.0076224613)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(-0.00417768164), np.float32(0.00943887047)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(0.246640727), np.float32(1.00167406)))
-    p = jnp.fma(p, w, jnp.where(lt, np.float32(1.50140941), np.float32(2.83297682)))
-    inf = jnp.where(x > 0.0, np.float32(np.inf), np.float32(-np.inf))
-    return jnp.where(jnp.abs(x) == 1.0, inf, p * x)
+    return _with_derivative(_bits.xla_erf32(sg), xf, slope).astype(x.dtype)
 
 
 def _erfinv64(x):

@@ -1,7 +1,41 @@
-"""The Threefry hash compiled for generated Numba code (``ops/bits.py``'s threefry ops),
-once and cached on disk: elementwise code calls it per element."""
+"""The Threefry hash and XLA's float32 log, log1p, exp, erf and erfinv compiled for generated
+Numba code (``ops/bits.py``'s threefry and xla_* ops), once and cached on disk: elementwise
+code calls them per element."""
 from numba import njit
+from numba.extending import overload, register_jitable
 
+from .. import mathlib as _ml
+from ...random import xla_f32 as _x
 from ...random.threefry_hash import threefry2x32_hash
 
-threefry2x32 = njit(cache=True, error_model="numpy")(threefry2x32_hash)
+_OPTIONS = dict(cache=True, error_model="numpy")
+
+threefry2x32 = njit(**_OPTIONS)(threefry2x32_hash)
+
+
+# xla_f32's helpers on scalars (its own are NumPy's)
+@overload(_x.select)
+def _select(c, a, b):
+    return lambda c, a, b: a if c else b
+
+
+@overload(_x.fma)
+def _fma(x, y, z):
+    return lambda x, y, z: _ml.fma(x, y, z)  # llvm.fma: fused, as XLA's CPU code
+
+
+@overload(_x.frexp)
+def _frexp(x):
+    return lambda x: _ml.frexp(x)
+
+
+@overload(_x.pow2)
+def _pow2(n):
+    return lambda n: _ml._bits_float(_ml.np.int32((n + 127) << 23))
+
+
+for _f in (_x._daz, _x.log32, _x.log1p32):  # called by the others
+    register_jitable(_f)
+
+xla_log32, xla_log1p32, xla_exp32, xla_erf32, xla_erfinv32 = (
+    njit(**_OPTIONS)(f) for f in (_x.log32, _x.log1p32, _x.exp32, _x.erf32, _x.erfinv32))

@@ -11,7 +11,8 @@ from numba.extending import intrinsic, overload
 
 from .special_kernels import (betainc, digamma, igamma, igammac,  # noqa: F401 (ops/special.py)
                               polygamma, random_gamma_grad)
-from .random_kernels import threefry2x32  # noqa: F401  (ops/bits.py)
+from .random_kernels import (threefry2x32, xla_erf32, xla_erfinv32, xla_exp32,  # noqa: F401
+                             xla_log1p32, xla_log32)  # (ops/bits.py)
 from .fft_kernels import fft_rows, irfft_rows, rfft_rows  # noqa: F401  (ops/fft.py)
 from .linalg_kernels import (cholesky_stack, det_stack, eig_stack, eigh_stack,  # noqa: F401
                              qr_stack, slogdet_stack, solve_stack, svd_stack)
