@@ -320,3 +320,18 @@ def test_an_array_computed_from_constants_is_cached(tmp_path):
     first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
     assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
     assert second["out"] == first["out"] == (x * np.float32([4, 3, 2, 1])).tolist()
+
+
+def test_numba_module_key_covers_the_kernels_generated_code_inlines(monkeypatch):
+    # generated code keeps LLVM's copies of the kernels it calls in its own Numba cache
+    # entry: editing xla_f32.py (random_kernels.py compiles it) left the old erf in
+    # every cached program that called it
+    from astjax._src.backends.numba_cpu import boundary
+    here = os.path.dirname(boundary.__file__)
+    kernels = {f for f in os.listdir(here) if f.endswith("_kernels.py")} | {"runtime.py"}
+    assert kernels <= set(boundary.RUNTIME_SOURCES)
+    before = boundary.key_comment({})
+    real = boundary._file_hash
+    monkeypatch.setattr(boundary, "_file_hash", lambda path: "edited" if
+                        path.endswith("xla_f32.py") else real(path))
+    assert boundary.key_comment({}) != before

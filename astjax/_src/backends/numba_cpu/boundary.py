@@ -68,6 +68,22 @@ def _file_hash(path):
         return hashlib.sha256(f.read()).hexdigest()[:12]
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# what generated code calls and LLVM inlines from Numba's cache into the user's function's
+# cache (the kernels keep their bitcode): the runtime, its kernels, and the functions that
+# random_kernels.py compiles. A change to one must not leave old copies in users' caches.
+RUNTIME_SOURCES = ("runtime.py", "special_kernels.py", "random_kernels.py", "fft_kernels.py",
+                   "linalg_kernels.py", "../../random/threefry_hash.py",
+                   "../../random/xla_f32.py")
+
+
+def _runtime_hash():
+    h = hashlib.sha256()
+    for name in RUNTIME_SOURCES:
+        h.update(_file_hash(os.path.join(_HERE, name)).encode())
+    return h.hexdigest()[:12]
+
+
 def key_comment(namespace):
     """A last source line keying the module (and so Numba's disk cache) on what the source
     does not show: captured arrays' contents and the versions that compile it."""
@@ -83,10 +99,9 @@ def key_comment(namespace):
             h.update(repr(value).encode())
     import astjax
     from .. import mathlib
-    from . import runtime
     versions = f"astjax {astjax.__version__}, numba {numba.__version__}, numpy " \
                f"{np.__version__}, python {sys.version.split()[0]}, mathlib " \
-               f"{mathlib.CACHE_KEY}, runtime {_file_hash(runtime.__file__)}"
+               f"{mathlib.CACHE_KEY}, runtime {_runtime_hash()}"
     return f"# {versions}; constants {h.hexdigest()[:16]}\n"
 
 
