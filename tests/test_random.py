@@ -539,6 +539,34 @@ def test_xla_f32_kernels_agree_with_eager_bit_for_bit(numba_backend):
         np.testing.assert_array_equal(g[~nan].view(np.uint32), want[~nan].view(np.uint32))
 
 
+# JAX 0.10.2's jnp.log, log1p, exp, lax.erf, erf_inv (x86-64 CPU) of these float32 bits, as
+# float32 bits (None: nan); subnormal inputs read as zero, subnormal results flushed
+XLA_F32_INPUTS = [0x0, 0x80000000, 0x116c2, 0x800116c2, 0x800000, 0xbf000000, 0x3f7f227d,
+                  0xbed413cd, 0x407547cb, 0x42b17218, 0xc2aeac4f, 0x7f800000, 0xff800000,
+                  0x3f800000, 0x40000000, 0xc0000000]
+XLA_F32_JAX = [
+    [0xff800000, 0xff800000, 0xff800000, 0xff800000, 0xc2aeac50, None, 0xbb5de30d, None,
+     0x3fabf86f, 0x408f895c, None, 0x7f800000, None, 0x0, 0x3f317218, None],
+    [0x0, 0x80000000, 0x0, 0x80000000, 0x800000, 0xbf317218, 0x3f31033e, 0xbf08e8a6,
+     0x3fc9a593, 0x408fe52d, None, 0x7f800000, None, 0x3f317218, 0x3f8c9f54, None],
+    [0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000, 0x3f1b4598, 0x402d620d,
+     0x3f292e1c, 0x4238b66e, 0x7f800000, 0x800026, 0x7f800000, 0x0, 0x402df854, 0x40ec7326,
+     0x3e0a9555],
+    [0x0, 0x80000000, 0x0, 0x80000000, 0x906eba, 0xbf053f7b, 0x3f575efa, 0xbee24b54,
+     0x3f800000, 0x3f800000, 0xbf800000, 0x3f800000, 0xbf800000, 0x3f57bb3e, 0x3f7ecd70,
+     0xbf7ecd70],
+    [0x0, 0x80000000, 0x0, 0x80000000, 0x0, 0xbef430fe, 0x4004a2fd, 0xbec54b35, None, None,
+     None, None, None, 0x7f800000, None, None]]
+
+
+def test_xla_f32_values_are_jaxs():
+    x = np.array(XLA_F32_INPUTS, np.uint32).view(np.float32)
+    for got, want in zip(xla_f32_values(jnp.asarray(x)), XLA_F32_JAX):
+        got = np.asarray(got)
+        assert [None if np.isnan(g) else int(b) for g, b in zip(got, got.view(np.uint32))] \
+            == want
+
+
 def test_bit_ops():
     u = jnp.asarray(np.array([1, 0x80000000, 0xFFFFFFFF], np.uint32))
     np.testing.assert_array_equal(np.asarray(jnp.left_shift(u, 31)), [0x80000000, 0, 0x80000000])

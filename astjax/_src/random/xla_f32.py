@@ -75,7 +75,8 @@ _NAN = f32(np.nan)
 
 
 def _daz(x):
-    """XLA's CPU code reads subnormal float32 inputs as (signed) zero."""
+    """XLA's CPU code reads subnormal float32 inputs as (signed) zero, and flushes subnormal
+    results to zero."""
     return select(abs(x) < _TINY, x * _ZERO, x)
 
 
@@ -130,12 +131,12 @@ def exp32(x):
     p = _ONE + fma(p, r * r, r)
     lowest = n == f32(-127.0)
     whole = np.int32(select(np.isnan(n) | lowest, _ZERO, n))
-    out = p * select(lowest, _ZERO, pow2(whole))
-    return select(abs(out) < _TINY, out * _ZERO, out)  # flushed to zero
+    return _daz(p * select(lowest, _ZERO, pow2(whole)))
 
 
 def erf32(x):
     """XLA's EmitErfF32: an odd/even rational function, 1 in magnitude beyond 3.8325."""
+    x = _daz(x)
     clamp = abs(x) >= f32(3.832506856900711)
     sign = select(x < _ZERO, -_ONE, _ONE)
     x = select(x < f32(-4.0), f32(-4.0), select(x > f32(4.0), f32(4.0), x))  # no inf / inf
@@ -151,6 +152,7 @@ def erf32(x):
 
 
 def erfinv32(x):
+    x = _daz(x)
     w = -log1p32(-x * x)
     lt = w < f32(5.0)
     w = select(lt, w - f32(2.5), np.sqrt(w) - f32(3.0))
@@ -158,4 +160,4 @@ def erfinv32(x):
     for i in range(1, len(_ERFINV_LT)):
         p = fma(p, w, select(lt, _ERFINV_LT[i], _ERFINV_GE[i]))
     inf = select(x > _ZERO, _INF, -_INF)
-    return select(abs(x) == _ONE, inf, p * x)
+    return select(abs(x) == _ONE, inf, _daz(p * x))
