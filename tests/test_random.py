@@ -481,6 +481,10 @@ def test_fma_rounds_once():
     x = np.float32(1 + 2.0 ** -12)
     assert float(jnp.fma(x, x, np.float32(-1.0))) == 2.0 ** -11 + 2.0 ** -24
     assert float(x * x - np.float32(1.0)) == 2.0 ** -11
+    # 1 + 2**-23 + (2**-24 - 2**-70): its float64 rounding is a float32 tie, which rounded
+    # again went up to 1 + 2**-22
+    x, y = np.float32(1 + 2.0 ** -23), np.float32(2.0 ** -24 - 2.0 ** -47)
+    assert float(jnp.fma(x, y, x)) == 1 + 2.0 ** -23
     astjax.config.update("jax_enable_x64", True)
     try:
         y = np.float64(1 + 2.0 ** -30)

@@ -178,19 +178,31 @@ def _two_product(a, b):
     return p, e
 
 
+def _round_to_odd_sum(p, z):
+    """p + z in float64 rounded to odd (an inexact sum gets the neighbour whose last bit is
+    1): rounding that to a float of at most 51 bits rounds the exact sum once."""
+    s = np.asarray(p + z)
+    b = s - p
+    err = (p - (s - b)) + (z - b)  # the exact p + z - s (TwoSum)
+    even = (s.view(np.int64) & 1) == 0
+    away = np.where(err > 0, np.inf, -np.inf)
+    return np.where((err != 0) & even & np.isfinite(s), np.nextafter(s, away), s)
+
+
 def _fma(x, y, z):
     """``x * y + z`` rounded once, as XLA computes a multiply feeding an add (it fuses them
     into an FMA instruction on CPUs and GPUs that have one). float16/float32: the product
-    is exact in float64 and the sum rounds twice only when it lands exactly between two
-    floats of the result type (about 2**-29 of inexact sums). float64: the exact product
-    and sum (error-free transformations) give the correctly rounded result but for rare
-    ties."""
+    is exact in float64 and the sum, rounded to odd there, rounds once to the result type.
+    float64: the exact product and sum (error-free transformations) give the correctly
+    rounded result but for rare ties."""
     dtype = np.result_type(x, y, z)
     x, y, z = (np.asarray(v, dtype) for v in (x, y, z))
     if dtype.kind != "f":
         return np.asarray(x * y + z).astype(dtype, copy=False)
     if dtype.itemsize <= 4:
-        wide = x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)
+        with np.errstate(invalid="ignore"):  # inf - inf in the sum's error
+            wide = _round_to_odd_sum(x.astype(np.float64) * y.astype(np.float64),
+                                     z.astype(np.float64))
         return np.asarray(wide).astype(dtype)
     with np.errstate(all="ignore"):
         p, e = _two_product(x, y)
