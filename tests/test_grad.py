@@ -1139,3 +1139,25 @@ def test_a_list_under_another_name_gets_its_cotangents():
         np.testing.assert_allclose(astjax.hessian(f, argnums=1)(m, b)[0], hess_row, rtol=1e-6)
         np.testing.assert_allclose(astjax.jacfwd(grad(f, argnums=1))(m, b)[0, 0], mixed,
                                    rtol=1e-6)
+
+
+def _regularized(p, x, l2=0.5, shift=0.0):
+    return jnp.sum(jnp.sin(p * x) + shift) + l2 * jnp.sum(p ** 2)
+
+
+def test_a_transform_called_in_compiled_code_uses_the_defaults_it_is_not_given():
+    """grad(loss)(p, x) inside jit, of loss(p, x, l2=0.5, shift=0.0): the derivative the
+    call stands for takes every parameter, and the defaults were not passed ("missing a
+    required argument: 'l2'", a raw TypeError); keywords that skip a default too."""
+    p = np.float32([0.3, -1.2, 2.0])
+    x = np.float32([1.0, 2.0, -0.5])
+    want = {0.5: np.cos(p * x) * x + 2 * 0.5 * p, 2.0: np.cos(p * x) * x + 2 * 2.0 * p}
+    np.testing.assert_allclose(astjax.jit(lambda p, x: grad(_regularized)(p, x))(p, x),
+                               want[0.5], rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.jit(lambda p, x: grad(_regularized)(p, x, shift=1.0))(p, x), want[0.5], rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.jit(lambda p, x: grad(_regularized)(p, x, l2=2.0))(p, x), want[2.0], rtol=1e-6)
+    np.testing.assert_allclose(
+        astjax.jit(lambda p, x: value_and_grad(_regularized)(p, x)[1])(p, x), want[0.5],
+        rtol=1e-6)

@@ -1011,6 +1011,15 @@ def test_a_keyword_argument_after_a_defaulted_parameter_maps_by_name():
                                np.sum(X, axis=1, where=X > 0.5), rtol=1e-6)
 
 
+def test_keyword_arguments_in_compiled_code_are_mapped():
+    """vmap(f)(x, shift=s) inside jit: s mapped along axis 0, scale keeping its default
+    (compiled code mapped the default too: "... it is static 2.0")."""
+    s = np.float32([10.0, 20.0, 30.0])
+    x = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_allclose(astjax.jit(lambda x, s: vmap(shifted)(x, shift=s))(x, s),
+                               x * 2.0 + s)
+
+
 def test_empty_batch():
     assert vmap(lambda x: jnp.sin(x).sum())(np.ones((0, 3), np.float32)).shape == (0,)
     assert vmap(lambda x: x.ravel())(np.ones((0, 3, 2), np.float32)).shape == (0, 6)

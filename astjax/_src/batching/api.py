@@ -19,18 +19,20 @@ from . import batched as bt_
 from .transform import batched_function
 
 
-def keyword_call(fun, in_axes, args, kwargs):
-    """A call ``fun(*args, **kwargs)`` of a mapped function as a function of positional
-    arguments (``def f(_a0, k): return fun(_a0, k=k)``) and its in_axes: as in JAX, keyword
-    arguments are mapped along axis 0; a parameter the call skips keeps its default."""
-    from ..frontend.partials import keyword_call_function
+def check_call(fun, args, kwargs):
     try:
         inspect.signature(fun).bind(*args, **kwargs)
     except TypeError as e:
         raise TypeError(f"{fun.__name__}(): {e}") from None
-    n = len(args)
+
+
+def keyword_call(fun, in_axes, n, keywords):
+    """A call ``fun(a0, .., a{n-1}, k=..)`` of a mapped function as a function of positional
+    arguments (``def f(_a0, k): return fun(_a0, k=k)``) and its in_axes: as in JAX, keyword
+    arguments are mapped along axis 0; a parameter the call skips keeps its default."""
+    from ..frontend.partials import keyword_call_function
     axes = tuple(in_axes[:n]) if isinstance(in_axes, tuple) else (in_axes,) * n
-    return keyword_call_function(fun, n, tuple(kwargs)), axes + (0,) * len(kwargs)
+    return keyword_call_function(fun, n, keywords), axes + (0,) * len(keywords)
 
 
 class Vmapped(Jitted):
@@ -64,13 +66,19 @@ class Vmapped(Jitted):
         return compiled.run(values)
 
     def _with_keywords(self, args, kwargs):
-        key = ("kwargs", len(args), tuple(kwargs))
+        check_call(self.fun, args, kwargs)
+        return self.keyword_variant(len(args), tuple(kwargs))(*args, *kwargs.values())
+
+    def keyword_variant(self, n_positional, keywords):
+        """This vmap for calls with ``n_positional`` arguments and then ``keywords``, all
+        passed by position (compiled code calls it so too)."""
+        key = ("kwargs", n_positional, keywords)
         derived = self.generated.get(key)
         if derived is None:
-            fun, in_axes = keyword_call(self.fun, self.in_axes, args, kwargs)
+            fun, in_axes = keyword_call(self.fun, self.in_axes, n_positional, keywords)
             derived = self.generated[key] = Vmapped(fun, in_axes, self.out_axes,
                                                     self.axis_name, self.axis_size)
-        return derived(*args, *kwargs.values())
+        return derived
 
     # --- checks on concrete arguments (JAX's errors) ---------------------------------------
     def _check_sizes(self, args):

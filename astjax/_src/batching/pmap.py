@@ -10,7 +10,7 @@ import inspect
 from ..api import Jitted
 from ..config import config
 from ..runtime.devices import local_device_count
-from .api import Vmapped, keyword_call
+from .api import Vmapped, check_call, keyword_call
 
 
 class Pmapped(Jitted):
@@ -53,15 +53,21 @@ class Pmapped(Jitted):
         return super().__call__(*args, **kwargs)
 
     def _with_keywords(self, args, kwargs):
-        key = (len(args), tuple(kwargs))
+        check_call(self.mapped.fun, args, kwargs)
+        return self.keyword_variant(len(args), tuple(kwargs))(*args, *kwargs.values())
+
+    def keyword_variant(self, n_positional, keywords):
+        """This pmap for calls with ``n_positional`` arguments and then ``keywords``, all
+        passed by position."""
+        key = (n_positional, keywords)
         mapped = self.with_keywords.get(key)
         if mapped is None:
-            fun, in_axes = keyword_call(self.mapped.fun, self.mapped.in_axes, args, kwargs)
+            fun, in_axes = keyword_call(self.mapped.fun, self.mapped.in_axes, n_positional,
+                                        keywords)
             axis_name, out_axes, static, devices, axis_size, donate = self.options
             mapped = self.with_keywords[key] = Pmapped(
                 fun, axis_name, in_axes, out_axes, static, devices, axis_size, donate)
-        return mapped(*args, *kwargs.values())
-
+        return mapped
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=(),

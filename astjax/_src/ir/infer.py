@@ -1271,12 +1271,18 @@ class FunctionTyper:
     def user_call(self, node, fn, args, kwargs):
         import inspect
         self.refuse_transformed_closure(node, fn, args, kwargs)
+        if kwargs and hasattr(fn, "keyword_variant"):  # vmap(f)(x, k=v): v mapped too
+            fn = fn.keyword_variant(len(args), tuple(kwargs))
+            node.args, node.keywords = list(node.args) + [k.value for k in node.keywords], []
+            args, kwargs = list(args) + list(kwargs.values()), {}
         sig = inspect.signature(fn)
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as e:
             raise self.error(node, f"{fn.__name__}(): {e}") from None
         bound.apply_defaults()
+        if hasattr(fn, "function_for"):
+            _pass_every_parameter(node, sig)
         arg_types, keywords = [], {}
         for name, p in sig.parameters.items():
             v = bound.arguments[name]
@@ -1310,6 +1316,28 @@ class FunctionTyper:
         anno.set_(node, "callee", spec)
         anno.set_(node, "callee_args", list(sig.parameters))
         return spec.return_type
+
+
+def _pass_every_parameter(node, sig):
+    """A call of a transform passing every positional parameter by position, the defaults
+    it leaves out as constants: the function the transform stands for takes them all so
+    (``grad(loss)(p, x)`` of ``def loss(p, x, l2=1e-3)``). Keyword-only ones stay keywords."""
+    params = sig.parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    positional = [p for p in params if p.kind is not p.KEYWORD_ONLY]
+    passed = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
+    if len(node.args) == len(positional):
+        return
+    node.args = [passed[p.name] if p.name in passed else _static_constant(p.default)
+                 for p in positional]
+    node.keywords = [k for k in node.keywords if k.arg not in {p.name for p in positional}]
+
+
+def _static_constant(value):
+    const = gast.Constant(value=value, kind=None)
+    anno.set_(const, "type", Static(value))
+    return const
 
 
 def _constant_index(idx):
