@@ -29,3 +29,12 @@ jacobian = jacrev  # JAX's alias (its "Thinking in JAX" calls jax.jacobian)
 
 __version__ = "0.1.0"
 _keep_freed_memory()
+
+
+def __getattr__(name):
+    """``astjax.scipy`` after ``import astjax``, as ``jax.scipy`` (imported on first use:
+    it adds 40 ms that most programs do not need)."""
+    if name == "scipy":
+        import importlib
+        return importlib.import_module("astjax.scipy")
+    raise AttributeError(f"module 'astjax' has no attribute {name!r}")

@@ -164,3 +164,27 @@ def test_transforms_of_an_object_with_a_call_method():
     np.testing.assert_allclose(astjax.jit(q)(x), want, rtol=1e-6)
     np.testing.assert_allclose(astjax.vmap(q)(x), want, rtol=1e-6)
     assert float(astjax.grad(q)(1.0)) == 8.0
+
+
+def test_scipy_is_an_attribute_after_import_astjax(tmp_path):
+    """jax.scipy.special.logsumexp works after `import jax`; so does astjax's, in compiled
+    code too (there it was "module has no attribute 'scipy'"). A new process: in this one
+    another test may have imported astjax.scipy already."""
+    import subprocess
+    import sys
+    script = (
+        "import numpy as np, scipy.special, astjax\n"
+        "astjax.config.update('astjax_jit_backend', 'python')\n"
+        "x = np.float32([[0.5, -1.0], [2.0, 0.25]])\n"
+        "f = astjax.jit(lambda v: astjax.scipy.special.logsumexp(v, axis=1))\n"
+        "np.testing.assert_allclose(f(x), scipy.special.logsumexp(x, axis=1), rtol=1e-6)\n"
+        "try:\n"
+        "    astjax.scipyy\n"
+        "except AttributeError as e:\n"
+        "    assert \"no attribute 'scipyy'\" in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no error')\n")
+    (tmp_path / "use_scipy.py").write_text(script)  # (compiled code needs a source file)
+    done = subprocess.run([sys.executable, str(tmp_path / "use_scipy.py")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
