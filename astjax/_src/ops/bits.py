@@ -181,7 +181,7 @@ def _two_product(a, b):
 def _round_to_odd_sum(p, z):
     """p + z in float64 rounded to odd (an inexact sum gets the neighbour whose last bit is
     1): rounding that to a float of at most 51 bits rounds the exact sum once."""
-    s = np.asarray(p + z)
+    s = p + z
     b = s - p
     err = (p - (s - b)) + (z - b)  # the exact p + z - s (TwoSum)
     even = (s.view(np.int64) & 1) == 0
@@ -192,7 +192,8 @@ def _round_to_odd_sum(p, z):
 def _fma(x, y, z):
     """``x * y + z`` rounded once, as XLA computes a multiply feeding an add (it fuses them
     into an FMA instruction on CPUs and GPUs that have one). float16/float32: the product
-    is exact in float64 and the sum, rounded to odd there, rounds once to the result type.
+    is exact in float64, and so is rounding the float64 sum to the result type unless that
+    sum is a tie there: those sums are rounded to odd first (then they round once).
     float64: the exact product and sum (error-free transformations) give the correctly
     rounded result but for rare ties."""
     dtype = np.result_type(x, y, z)
@@ -200,10 +201,16 @@ def _fma(x, y, z):
     if dtype.kind != "f":
         return np.asarray(x * y + z).astype(dtype, copy=False)
     if dtype.itemsize <= 4:
-        with np.errstate(invalid="ignore"):  # inf - inf in the sum's error
-            wide = _round_to_odd_sum(x.astype(np.float64) * y.astype(np.float64),
-                                     z.astype(np.float64))
-        return np.asarray(wide).astype(dtype)
+        shape = np.broadcast(x, y, z).shape
+        p, z = np.broadcast_arrays(np.atleast_1d(x.astype(np.float64) * y.astype(np.float64)),
+                                   np.atleast_1d(z.astype(np.float64)))
+        s = p + z
+        info = np.finfo(dtype)
+        low = s.view(np.int64) & ((1 << (52 - info.nmant)) - 1)
+        tie = (low == 1 << (51 - info.nmant)) | (np.abs(s) < info.tiny)
+        if tie.any():  # a tie of dtype (or in its subnormal range): rounding s may be wrong
+            s[tie] = _round_to_odd_sum(p[tie], z[tie])
+        return s.reshape(shape).astype(dtype)
     with np.errstate(all="ignore"):
         p, e = _two_product(x, y)
         s = p + z
