@@ -47,6 +47,9 @@ def _cases():
      np.pad(A, ((9, 2),), "symmetric")),
     ("pad reflect 1", lambda x: jnp.pad(x, 2, mode="reflect"), (A[:1],),
      np.pad(A[:1], 2, "reflect")),
+    # an empty axis padded with constants (it indexed the empty axis: IndexError)
+    ("pad empty", lambda x: jnp.pad(x, ((1, 0), (0, 2)), constant_values=7.0), (X[0, :0],),
+     np.pad(X[0, :0], ((1, 0), (0, 2)), constant_values=7.0)),
     ("convolve", lambda a, v: jnp.convolve(a, v), (A, V), np.convolve(A, V)),
     ("convolve same", lambda a, v: jnp.convolve(v, a, "same"), (A, V), np.convolve(V, A, "same")),
     ("convolve valid", lambda a, v: jnp.convolve(a, v, "valid"), (A, V),

@@ -415,3 +415,20 @@ def test_jit_of_a_reduction_itself_takes_its_keywords():
     np.testing.assert_allclose(astjax.jit(jnp.max)(x, initial=10.0), np.max(x, initial=10.0))
     (got,) = astjax.jit(jnp.where, static_argnames="size")(m, size=4)
     np.testing.assert_array_equal(got, [3, 4, 5, 0])
+
+
+def test_max_and_min_with_initial_of_an_empty_reduction_give_initial():
+    """jnp.max(a, initial=v) where a row has no elements is v, as in NumPy and JAX (it
+    raised "zero-size array to reduction operation maximum which has no identity")."""
+    empty, x = np.zeros((0, 3), np.float32), np.float32([[1, 5, -2], [0, -1, 7]])
+    for xp_max, want in [(lambda a: jnp.max(a, initial=-1.0), np.max(empty, initial=-1.0)),
+                         (lambda a: jnp.max(a, axis=0, initial=-1.0),
+                          np.max(empty, axis=0, initial=-1.0)),
+                         (lambda a: jnp.min(a, axis=1, initial=2.0, keepdims=True),
+                          np.min(empty, axis=1, initial=2.0, keepdims=True))]:
+        for f in (xp_max, astjax.jit(xp_max)):
+            got = f(empty)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(astjax.jit(lambda a: jnp.min(a, axis=1, initial=0.5))(x),
+                                  np.min(x, axis=1, initial=0.5))

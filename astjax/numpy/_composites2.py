@@ -40,6 +40,10 @@ def _pad_widths(pad_width, ndim, mode):
 
 def _pad_axis(x, before, after, mode, cval):
     """``x`` padded on its last axis."""
+    if mode == "constant":  # cval: this axis's (before, after) values (x may be empty)
+        rows = x.shape[:-1]
+        return jnp.concatenate([jnp.broadcast_to(cval[0], rows + (before,)), x,
+                                jnp.broadcast_to(cval[1], rows + (after,))], axis=-1)
     n = x.shape[-1]
     i = jnp.arange(n + before + after) - before
     if mode == "wrap":
@@ -53,10 +57,7 @@ def _pad_axis(x, before, after, mode, cval):
         j = jnp.where(j >= n, 2 * n - 1 - j, j)
     else:
         j = jnp.clip(i, 0, n - 1)
-    out = x[..., j]
-    if mode == "constant":  # cval: this axis's (before, after) values
-        return jnp.where(i < 0, cval[0], jnp.where(i >= n, cval[1], out))
-    return out
+    return x[..., j]
 
 
 def _pad_axes(x, widths, k, mode, cval):

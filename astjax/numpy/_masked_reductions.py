@@ -84,7 +84,15 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     return _accumulated("prod", a, axis, dtype, keepdims, initial, where, promote_integers, 1)
 
 
-def _extremum(name, reduce, combine, a, axis, out, keepdims, initial, where):
+@static_helper
+def _one_more_along(ndim, axis):
+    """pad widths adding one element at the end of each axis ``axis`` reduces."""
+    axes = range(ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    reduced = {int(ax) % ndim for ax in axes}
+    return tuple((0, 1 if i in reduced else 0) for i in range(ndim))
+
+
+def _extremum(name, reduce, a, axis, out, keepdims, initial, where):
     _no_out(name, out)
     if initial is None:
         if where is not None:
@@ -94,17 +102,20 @@ def _extremum(name, reduce, combine, a, axis, out, keepdims, initial, where):
     init = _initial(initial, a)
     if where is not None:
         a = jnp.where(where, a, init)
-    return combine(reduce(a, axis=axis, keepdims=keepdims), init)
+    # ``initial`` one more element of each reduced row, so a row with none (an empty array,
+    # or an axis of size 0) gives ``initial``, as in JAX
+    return reduce(jnp.pad(a, _one_more_along(a.ndim, axis), constant_values=init), axis=axis,
+                  keepdims=keepdims)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``jnp.max`` with ``initial`` and ``where`` (a mask needs ``initial``, as in JAX)."""
-    return _extremum("max", jnp.max, jnp.maximum, a, axis, out, keepdims, initial, where)
+    return _extremum("max", jnp.max, a, axis, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``jnp.min`` with ``initial`` and ``where`` (a mask needs ``initial``, as in JAX)."""
-    return _extremum("min", jnp.min, jnp.minimum, a, axis, out, keepdims, initial, where)
+    return _extremum("min", jnp.min, a, axis, out, keepdims, initial, where)
 
 
 def _count(a, axis, keepdims, where, dtype):
