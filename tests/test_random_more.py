@@ -277,3 +277,17 @@ def test_gamma_gradient_runs_the_sampler_once():
     assert _call_chains(source, "_summed_gamma_draws_grad", "_gamma_batch") == 1
     source = astjax.make_source(_summed_gamma_draws)(a, key)
     assert _call_chains(source, "_summed_gamma_draws", "_gamma_batch") == 1
+
+
+def _summed_beta_draws(a, key):
+    return jnp.sum(random.beta(key, a, 2.0, (3,)))
+
+
+def test_beta_runs_the_gamma_sampler_once():
+    # its two gamma draws are one batch: jit of beta compiled two copies of the rejection
+    # loops (51 s against gamma's 19 s); the values and gradients are JAX's (above)
+    key, a = random.PRNGKey(1), jnp.float32(1.5)
+    source = astjax.make_source(_summed_beta_draws)(a, key)
+    assert _call_chains(source, "_summed_beta_draws", "_gamma_batch") == 1
+    source = astjax.make_source(astjax.grad(_summed_beta_draws))(a, key)
+    assert _call_chains(source, "_summed_beta_draws_grad", "_gamma_batch") == 1
