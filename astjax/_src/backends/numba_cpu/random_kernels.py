@@ -1,6 +1,7 @@
 """The Threefry hash and XLA's float32 log, log1p, exp, erf and erfinv compiled for generated
 Numba code (``ops/bits.py``'s threefry and xla_* ops), once and cached on disk: elementwise
 code calls them per element."""
+import numpy as np
 from numba import njit
 from numba.extending import overload, register_jitable
 
@@ -31,7 +32,7 @@ def _frexp(x):
 
 @overload(_x.pow2)
 def _pow2(n):
-    return lambda n: _ml._bits_float(_ml.np.int32((n + 127) << 23))
+    return lambda n: _ml._bits_float(np.int32((n + 127) << 23))  # 2**n's bits
 
 
 for _f in (_x._daz, _x.log32, _x.log1p32):  # called by the others
