@@ -201,16 +201,20 @@ def _fma(x, y, z):
     if dtype.kind != "f":
         return np.asarray(x * y + z).astype(dtype, copy=False)
     if dtype.itemsize <= 4:
-        shape = np.broadcast(x, y, z).shape
-        p, z = np.broadcast_arrays(np.atleast_1d(x.astype(np.float64) * y.astype(np.float64)),
-                                   np.atleast_1d(z.astype(np.float64)))
-        s = p + z
+        p = np.multiply(x, y, dtype=np.float64)  # exact
+        s = np.asarray(np.add(p, z, dtype=np.float64))
         info = np.finfo(dtype)
-        low = s.view(np.int64) & ((1 << (52 - info.nmant)) - 1)
-        tie = (low == 1 << (51 - info.nmant)) | (np.abs(s) < info.tiny)
+        # (in place in p: temporaries of 8 bytes per element cost more than the arithmetic)
+        work = p if isinstance(p, np.ndarray) and p.shape == s.shape else np.empty_like(s)
+        low = np.bitwise_and(s.view(np.int64), (1 << (52 - info.nmant)) - 1,
+                             out=work.view(np.int64))
+        tie = low == 1 << (51 - info.nmant)
+        tie |= np.abs(s, out=work) < info.tiny
         if tie.any():  # a tie of dtype (or in its subnormal range): rounding s may be wrong
-            s[tie] = _round_to_odd_sum(p[tie], z[tie])
-        return s.reshape(shape).astype(dtype)
+            x, y, z = (np.broadcast_to(v, s.shape)[tie] for v in (x, y, z))
+            s[tie] = _round_to_odd_sum(np.multiply(x, y, dtype=np.float64),
+                                       z.astype(np.float64))
+        return s.astype(dtype)
     with np.errstate(all="ignore"):
         p, e = _two_product(x, y)
         s = p + z
