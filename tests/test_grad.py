@@ -1161,3 +1161,22 @@ def test_a_transform_called_in_compiled_code_uses_the_defaults_it_is_not_given()
     np.testing.assert_allclose(
         astjax.jit(lambda p, x: value_and_grad(_regularized)(p, x)[1])(p, x), want[0.5],
         rtol=1e-6)
+
+
+def _weighted_items(d):
+    return sum(v.sum() * i for i, (_, v) in enumerate(d.items())) + \
+        sum(v.sum() ** 2 for v in d.values())
+
+
+def test_grad_through_a_dicts_items_and_values():
+    """grad and jvp through d.items() / d.values() of a dict argument (in JAX's sorted key
+    order): grad raised "astjax cannot differentiate this statement yet"."""
+    d = {"b": np.float32([1.0, 2.0]), "a": np.float32([10.0]), "c": np.float32([0.5])}
+    want = {k: np.full_like(v, i + 2 * v.sum()) for i, (k, v) in enumerate(sorted(d.items()))}
+    for f in (grad(_weighted_items), astjax.jit(grad(_weighted_items))):
+        got = f(d)
+        assert sorted(got) == sorted(want)
+        for k in want:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-6)
+    _, tangent = jvp(_weighted_items, (d,), (d,))
+    np.testing.assert_allclose(tangent, sum(float(np.sum(want[k] * d[k])) for k in d), rtol=1e-6)

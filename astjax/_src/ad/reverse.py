@@ -1079,6 +1079,12 @@ class ReverseMode(ListAdjoints):
             for key, v in zip(t.keys, anno.get(value, "tree_build")):
                 if isinstance(v, gast.Name) and v.id in self.locals():
                     move((key,), v.id, (), anno.get(v, "type"))
+        elif anno.get(value, "dict_view") is not None and \
+                isinstance(value.func.value, gast.Name) and value.func.value.id in self.locals():
+            kind, keys = anno.get(value, "dict_view")  # d.values(), d.items(): d's entries
+            for k, key in enumerate(keys if kind != "keys" else ()):
+                element = t.elts[k] if kind == "values" else t.elts[k].elts[1]
+                move((k,) if kind == "values" else (k, 1), value.func.value.id, (key,), element)
         elif static_slice_positions(value) is not None:  # params[:-1]
             if isinstance(value.value, gast.Name) and value.value.id in self.locals():
                 for k, position in enumerate(static_slice_positions(value)):
