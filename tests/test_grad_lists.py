@@ -516,3 +516,21 @@ def test_list_operations_compile_with_numba(numba_backend):
     (compiled,) = f.cache.values()
     assert compiled.backend == "numba", compiled.fallback_reason
     np.testing.assert_allclose(got, grad(list_operations)(x), rtol=2e-5)
+
+
+def _rows_joined(x):
+    sums = [r.sum() for r in x]
+    maxes = [r.max() for r in x]
+    return jnp.stack(sums + maxes + [x[0, 0]] + sums * 2)
+
+
+def test_lists_of_run_time_length_concatenate_and_repeat():
+    """xs + ys and xs * 2 of lists built over an array's rows (their length is known at run
+    time only): "add(): expected an array, got list[f32[]]" before. Values against NumPy,
+    gradients against finite differences."""
+    x = np.array([[1.0, 2.5], [3.0, -4.0], [0.5, 0.25]])
+    sums, maxes = list(x.sum(1)), list(x.max(1))
+    want = np.array(sums + maxes + [x[0, 0]] + sums * 2)
+    for f in (_rows_joined, astjax.jit(_rows_joined)):
+        np.testing.assert_allclose(f(x), want)
+    check_grads(lambda v: jnp.sum(_rows_joined(v) ** 2), (x,), order=1, modes=["rev"])

@@ -449,3 +449,31 @@ def test_a_module_passed_as_a_value_is_called_through():
     np.testing.assert_allclose(astjax.grad(calls_array_api_loss)(x),
                                2 * (2 * np.tanh(x) / np.cosh(x) ** 2 + x / np.linalg.norm(x)),
                                rtol=1e-5)
+
+
+_D = {"b": np.float32([1.0, 2.0]), "a": np.float32([10.0]), "c": np.float32([100.0, 200.0])}
+
+
+def _sums_in_key_order(d):
+    return [v.sum() for _, v in sorted(d.items())], [d[k].sum() for k in sorted(d)]
+
+
+def _sums_reversed(d):
+    return [d[k].sum() for k in sorted(d.keys(), reverse=True)]
+
+
+def _sorted_values(d):
+    return sorted(d.values())
+
+
+def test_sorted_of_a_dicts_items_and_keys_compiles():
+    """sorted(d.items()), sorted(d) and sorted(d.keys(), reverse=True) of a dict of arrays
+    (its keys are constants, as in JAX) compile (they raised "astjax cannot call 'sorted' on
+    values computed at run time"); an order that depends on run-time values is refused at
+    the line."""
+    got = astjax.jit(_sums_in_key_order)(_D)
+    np.testing.assert_allclose(got, [[10.0, 3.0, 300.0]] * 2)
+    np.testing.assert_allclose(astjax.jit(_sums_reversed)(_D), [300.0, 3.0, 10.0])
+    with pytest.raises(TypeCheckError, match=r"test_static_checks_and_varargs.py:\d+.*sorted\(\) "
+                       r"of .*order must follow from constants"):
+        astjax.jit(_sorted_values)(_D)

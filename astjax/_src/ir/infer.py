@@ -398,11 +398,30 @@ class FunctionTyper:
         a, b = self.atom(node.left, env), self.atom(node.right, env)
         if isinstance(a, Static) and isinstance(b, Static):
             return self.fold(node, _PYOPS[type(node.op)], a, b)
+        if isinstance(a, ListType) or isinstance(b, ListType):
+            return self.list_binop(node, a, b)
         if isinstance(a, SequenceType) or isinstance(b, SequenceType):
             return self.sequence_binop(node, a, b)
         op = REGISTRY[_BINOPS[type(node.op)]]
         return self.apply_op(node, op, {op.operands[0]: a, op.operands[1]: b}, {},
                              {op.operands[0]: node.left, op.operands[1]: node.right})
+
+    def list_binop(self, node, a, b):
+        """``xs + ys`` and ``xs * n`` of lists whose length is known at run time only (a
+        comprehension over an array's rows): a generated loop of appends."""
+        def is_list(t):
+            return isinstance(t, ListType) or (isinstance(t, SequenceType) and t.kind == "list")
+        call = copy_loc(gast.Call(func=None, args=[], keywords=[]), node)
+        if isinstance(node.op, gast.Add) and is_list(a) and is_list(b):
+            anno.set_(node, "replaced_by", call)  # statement() puts the call in its place
+            return self.call_generated(call, _LIST_CONCAT, [node.left, node.right], [a, b])
+        if isinstance(node.op, gast.Mult):
+            (xs, xs_node), n = ((a, node.left), b) if is_list(a) else ((b, node.right), a)
+            if isinstance(n, Static) and type(n.value) is int:
+                anno.set_(node, "replaced_by", call)
+                return self.call_generated(call, _LIST_REPEAT.format(n=n.value), [xs_node],
+                                           [xs])
+        raise self.error(node, f"unsupported operation between {a} and {b}")
 
     def sequence_binop(self, node, a, b):
         """Tuple arithmetic (``x.shape + (1,)``, ``(n,) * 2``) on tuples of known length."""
@@ -1514,6 +1533,23 @@ _LIST_SUM = """def list_sum(_s, _start):
 """
 
 
+_LIST_CONCAT = """def list_concat(_a, _b):
+    _out = []
+    for _k in range(len(_a)):
+        _out.append(_a[_k])
+    for _k in range(len(_b)):
+        _out.append(_b[_k])
+    return _out
+"""
+_LIST_REPEAT = """def list_repeat(_a):
+    _out = []
+    for _r in range({n}):
+        for _k in range(len(_a)):
+            _out.append(_a[_k])
+    return _out
+"""
+
+
 def _sum(self, node, args, kwargs):
     seq = args[0]
     start = args[1] if len(args) > 1 else Static(0)
@@ -1583,6 +1619,31 @@ def _rows_of_array(what):
             f"a, b = [*x]), loop over them (for row in x) or use the array itself")
 
 
+def _sorted(self, node, args, kwargs):
+    """sorted() of a sequence whose order is known while the code is generated: a dict's
+    keys, or tuples led by distinct constants (``sorted(d.items())`` of a dict of arrays,
+    whose keys are static as in JAX): the list of its elements in that order."""
+    (t,) = args
+    key, reverse = kwargs.get("key", Static(None)), kwargs.get("reverse", Static(False))
+    if not (isinstance(key, Static) and key.value is None and isinstance(reverse, Static)):
+        raise self.error(node, "sorted() of values computed at run time takes no key= and a "
+                         "constant reverse=; sort an array instead (jnp.sort)")
+    if isinstance(t, TreeType) and issubclass(t.node_type, dict):  # sorted(d): its keys
+        return self.fold(node, lambda r, _: sorted(t.keys, reverse=r), reverse, reverse)
+    firsts = [e.elts[0] if isinstance(e, SequenceType) and e.elts else e
+              for e in (t.elts if isinstance(t, SequenceType) else ())]
+    if not (isinstance(t, SequenceType) and all(isinstance(f, Static) for f in firsts)
+            and len({repr(f.value) for f in firsts}) == len(firsts)):
+        raise self.error(node, f"sorted() of {t}: astjax sorts a sequence while generating "
+                         f"the code, so its order must follow from constants (a dict's "
+                         f"keys, or tuples led by distinct ones); sort an array instead "
+                         f"(jnp.sort)")
+    order = sorted(range(len(firsts)), key=lambda k: firsts[k].value, reverse=reverse.value)
+    items = ", ".join(f"_s[{k}]" for k in order)
+    return self.call_generated(node, f"def sorted_by_key(_s):\n    return [{items}]\n",
+                               [node.args[0]], [t])
+
+
 def _range_outside_for(self, node, args, kwargs):
     raise self.error(node, "range() can only be used as a for-loop iterable here")
 
@@ -1598,6 +1659,6 @@ _BUILTINS = {
     builtins.min: _minmax("minimum"), builtins.max: _minmax("maximum"), builtins.sum: _sum,
     builtins.isinstance: _isinstance, builtins.tuple: _tuple_of("tuple"),
     builtins.list: _tuple_of("list"), builtins.range: _range_outside_for,
-    builtins.print: _print,
+    builtins.print: _print, builtins.sorted: _sorted,
     **HANDLERS,  # raise, assert and f-strings (static_checks.py)
 }
