@@ -640,3 +640,27 @@ def test_fori_loop_on_the_numba_backend():
     finally:
         astjax.config.update("astjax_jit_backend", before)
     np.testing.assert_allclose(got, fori_module_body(X, 5), rtol=1e-5)
+
+
+def _scan_length_7(x):
+    return lax.scan(lambda c, v: (c, c + v), 0.0, x, length=7)
+
+
+def _scan_two_sizes(x, y):
+    return lax.scan(lambda c, v: (c + v[0] * v[1], c), 0.0, (x, y))
+
+
+def test_scan_in_compiled_code_checks_length_and_leading_sizes():
+    """As JAX's: a `length` that disagrees with xs's leading axis, or xs leaves of different
+    leading sizes, are errors at the user's line (compiled code raised NumPy's "setting an
+    array element with a sequence" with no line)."""
+    v = np.float32([1, 2, 3, 4])
+    with pytest.raises(ValueError, match=r"test_lax.py:\d+: scan got a `length` argument "
+                       r"which disagrees"):
+        astjax.jit(_scan_length_7)(v)
+    with pytest.raises(ValueError, match=r"test_lax.py:\d+: scan got values with different "
+                       r"leading axis sizes"):
+        astjax.jit(_scan_two_sizes)(v, v[:3])
+    carry, ys = astjax.jit(lambda x: lax.scan(lambda c, a: (c + a, c), 0.0, x, length=4))(v)
+    np.testing.assert_allclose(carry, 10.0)
+    np.testing.assert_allclose(ys, [0.0, 1.0, 3.0, 6.0])

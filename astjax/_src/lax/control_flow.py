@@ -331,6 +331,14 @@ def _lower_scan(f, init, xs=Static(None), length=Static(None), reverse=Static(Fa
     namespace = {}  # what builds the namedtuples and registered classes of xs and ys
     ref = namespace_ref(namespace)
     lines = [f"    carry = {init_expr}", f"    n = {n_expr}"]
+    if arrays and not (isinstance(length, Static) and length.value is None):
+        lines += ["    if n != length:",
+                  "        raise ValueError('scan got a `length` argument which disagrees with "
+                  "the leading axis size of xs')"]
+    for path, _ in arrays[1:]:
+        lines += [f"    if {path_str('xs', path)}.shape[0] != n:",
+                  "        raise ValueError('scan got values with different leading axis "
+                  "sizes')"]
     y_value = {}  # path -> expression of the leaf as an array
     for path, t in y_leaves:
         e = path_str("y", path)
