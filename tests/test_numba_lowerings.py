@@ -467,3 +467,29 @@ def test_an_elementwise_result_only_measured_still_checks_sizes(numba_backend):
         == (2, 1)
     with pytest.raises(ValueError, match="could not be broadcast"):
         jitted(np.ones(2, np.float32), np.ones(3, np.float32))
+
+
+# --- reshape's argument forms, cumsum of the flattened array, outer, diag, linspace ----------
+
+def shapes_and_builders(x, n):
+    return (x.reshape(4, 3), x.reshape(n, -1), x.reshape(2, 3, 2, "C"), x.reshape(n),
+            jnp.reshape(x, (x.shape[0] * 2, 2, x.shape[1] // 4)),  # int32 and int64 entries
+            jnp.cumsum(x), jnp.cumprod(x[:2] * 0.5), jnp.cumsum(x > 0),
+            jnp.outer(x[0], x[1]), jnp.outer(x[:2], jnp.arange(3)),
+            jnp.diag(x), jnp.diag(x, 1), jnp.diag(x[0], -1),
+            jnp.linspace(-1.0, 2.0, 7), jnp.linspace(0, x[0, 0], 5, endpoint=False),
+            jnp.linspace(1.0, 2.0, 1), jnp.linspace(0, 10, 4, dtype=jnp.int32))
+
+
+def test_reshape_arguments_flat_cumsum_outer_diag_linspace(numba_backend):
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4) - 4
+    got, compiled = _run(shapes_and_builders, x, 12)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    f32 = np.float32
+    _check(got, (x.reshape(4, 3), x.reshape(12, -1), x.reshape(2, 3, 2), x.reshape(12),
+                 x.reshape(6, 2, 1), np.cumsum(x), np.cumprod(x[:2] * f32(0.5)),
+                 np.cumsum(x > 0).astype(np.int32), np.outer(x[0], x[1]),
+                 np.outer(x[:2], np.arange(3, dtype=f32)), np.diag(x), np.diag(x, 1),
+                 np.diag(x[0], -1), np.linspace(-1, 2, 7, dtype=f32),
+                 np.linspace(0, -4, 5, endpoint=False, dtype=f32), np.array([1], f32),
+                 np.linspace(0, 10, 4, dtype=np.int32)), 0, 0)

@@ -202,10 +202,38 @@ def _reshaped(c, a, a_type, shape_text):
 
 @lowering("reshape")
 def _reshape(c):
-    if c.param("more", ()) or c.param("order", "C") not in ("C", None):
+    params = anno.get(c.node, "param_nodes")
+    more = params.get("more") or ()
+    more = more if isinstance(more, tuple) else (more,)
+    if more and _static_value(more[-1]) in ("C", "F", "A"):  # x.reshape(2, 3, "C")
+        order, more = _static_value(more[-1]), more[:-1]
+    else:
+        order = c.param("order", "C")
+    if order not in ("C", None):
         raise Unsupported("reshape(order=...)")
-    shape = c.param_text("shape")
+    shape = params["shape"]
+    if more:  # x.reshape(2, 3): the entries as arguments
+        shape = tuple_source(_dim_text(c, e) for e in (shape, *more))
+    elif isinstance(anno.get(shape, "type"), Static):
+        shape = c.emitter.literal(anno.get(shape, "type").value)
+    elif isinstance(anno.get(shape, "type"), ArrayType):  # x.reshape(n)
+        shape = f"({_dim_text(c, shape)},)"
+    else:  # entries of mixed int types (x.shape[0] * 2 is int32): Numba wants one int type
+        t = c.emitter.atom(shape)
+        shape = tuple_source(f"np.intp({t}[{d}])" for d in range(c.out.ndim))
     return _reshaped(c, c.text("a"), as_array_type(c.type("a")), shape)
+
+
+def _dim_text(c, node):
+    t = anno.get(node, "type")
+    if isinstance(t, Static):
+        return c.emitter.literal(t.value)
+    return f"np.intp({c.emitter.atom(node)})"  # int() of an int32 stays int32 in Numba
+
+
+def _static_value(node):
+    t = anno.get(node, "type")
+    return t.value if isinstance(t, Static) else None
 
 
 @lowering("ravel")
@@ -377,6 +405,38 @@ def _arange(c):
     args = [c.param_text(n) for n in ("start", "stop", "step")]
     args = [a for a in args if a is not None and a != "None"]
     return c.assign(f"np.arange({', '.join(args)}).astype({c.dtype()})")
+
+
+@lowering("linspace")
+def _linspace(c):
+    start, stop = c.type("start"), c.type("stop")
+    if any(as_array_type(t).ndim or as_array_type(t).dtype.kind == "c" for t in (start, stop)):
+        raise Unsupported("linspace of arrays")
+    num, endpoint = c.param("num", 50), c.param("endpoint", True)
+    div = num - 1 if endpoint else num
+    # NumPy's formula, in float64, then cast: start + i * step, the last one exactly stop
+    lo, hi = f"np.float64({c.text('start')})", f"np.float64({c.text('stop')})"
+    text = f"np.arange({num}) * (({hi} - {lo}) / {max(div, 1)}) + {lo}"
+    lines = c.assign(f"({text}).astype({c.dtype()})")
+    if endpoint and num > 1:
+        lines.append(f"{c.target}[{num - 1}] = {hi}")
+    return lines
+
+
+@lowering("outer")
+def _outer(c):
+    types = [as_array_type(c.type(n)) for n in ("a", "b")]
+    if any(t.ndim == 0 for t in types):
+        raise Unsupported("outer of a scalar")
+    a, b = (f"_rt.ascontiguousarray({c.text(n)}).ravel().astype({c.dtype()})" for n in "ab")
+    return c.assign(f"np.outer({a}, {b})")
+
+
+@lowering("diag")
+def _diag(c):
+    if as_array_type(c.type("v")).ndim not in (1, 2):
+        raise Unsupported("diag of a scalar")
+    return c.assign(f"np.diag({c.text('v')}, {int(c.param('k', 0))})")
 
 
 @lowering("getitem")
@@ -600,9 +660,11 @@ def _cumsum(c):
                 f"for {k} in range(1, {out}.shape[{axis % a_type.ndim}]):",
                 _INDENT + f"{out}[{at}] = {out}[{at}] {symbol} {out}[{before}]",
                 f"{c.target} = {out}"]
-    if a_type.ndim != 1:
-        raise Unsupported(f"{c.op.name} of {a_type}")
     a = c.text("a")
+    if a_type.ndim > 1 and axis is None:  # of the flattened array, as NumPy
+        a = f"_rt.ascontiguousarray({a}).ravel()"
+    elif a_type.ndim != 1:
+        raise Unsupported(f"{c.op.name} of {a_type}")
     if a_type.dtype != c.out.dtype:
         a = f"{a}.astype({c.dtype()})"
     return c.assign(f"np.{c.op.name}({a}).astype({c.dtype()})")
