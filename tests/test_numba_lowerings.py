@@ -493,3 +493,23 @@ def test_reshape_arguments_flat_cumsum_outer_diag_linspace(numba_backend):
                  np.diag(x[0], -1), np.linspace(-1, 2, 7, dtype=f32),
                  np.linspace(0, -4, 5, endpoint=False, dtype=f32), np.array([1], f32),
                  np.linspace(0, 10, 4, dtype=np.int32)), 0, 0)
+
+
+# --- var, std ---------------------------------------------------------------------------------
+
+def variances(x, i):
+    return (jnp.var(x), jnp.std(x, axis=1), jnp.var(x, axis=(0, 2), keepdims=True),
+            jnp.std(x[0], ddof=1), x.var(axis=-1, ddof=5), jnp.var(i),
+            jnp.std(i, axis=0, dtype=jnp.float32), jnp.var(x[:, :0], axis=1))
+
+
+def test_var_and_std(numba_backend):
+    x, i = _normal(3, 4, 5), np.arange(6, dtype=np.int32).reshape(2, 3)
+    got, compiled = _run(variances, x, i)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = (np.var(x), np.std(x, axis=1), np.var(x, axis=(0, 2), keepdims=True),
+                    np.std(x[0], ddof=1), np.full((3, 4), np.nan, np.float32),
+                    np.float32(np.var(i)), np.std(i, axis=0).astype(np.float32),
+                    np.full((3, 5), np.nan, np.float32))
+    _check(got, expected)

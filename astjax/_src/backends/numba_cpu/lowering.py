@@ -803,4 +803,4 @@ def _frexp(c):
 
 
 # lowerings kept in modules of their own register themselves on import
-from . import lower_fft, lower_gather, lower_linalg, lower_products  # noqa: E402,F401
+from . import lower_fft, lower_gather, lower_linalg, lower_products, lower_var  # noqa: E402,F401

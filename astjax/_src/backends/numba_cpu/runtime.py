@@ -305,3 +305,16 @@ def batched_dot_on_threads(a, b, out):
     else:
         for i in prange(a.shape[0]):
             np.dot(a[i], b[i], out[i])
+
+
+@njit(**_OPTIONS)
+def variance_rows(x, n, denominator, root):
+    """var (std if ``root``) of each row of ``x``; ``n`` and ``denominator`` (n - ddof) in
+    x's dtype, so float32 stays float32; nan where the denominator is not positive."""
+    out = np.empty(x.shape[0], x.dtype)
+    for i in range(x.shape[0]):
+        mean = np.sum(x[i]) / n
+        total = np.sum((x[i] - mean) ** 2)
+        value = total / denominator if denominator > 0 else np.nan
+        out[i] = np.sqrt(value) if root else value
+    return out
