@@ -513,3 +513,25 @@ def test_var_and_std(numba_backend):
                     np.float32(np.var(i)), np.std(i, axis=0).astype(np.float32),
                     np.full((3, 5), np.nan, np.float32))
     _check(got, expected)
+
+
+# --- split, array_split, hstack, vstack ------------------------------------------------------
+
+def splits_and_stacks(x, i):
+    a, b = jnp.split(x, [1], axis=0)
+    return (a, b, *jnp.split(x, 3, axis=1), *jnp.array_split(x, 4, axis=1),
+            *jnp.split(x[0], [-2, 2]), jnp.hstack([x, x]), jnp.hstack((x[0], i)),
+            jnp.vstack([x[0], x]), jnp.vstack((i, x[1, :3])))
+
+
+def test_split_array_split_hstack_vstack(numba_backend):
+    x, i = np.arange(24.0, dtype=np.float32).reshape(4, 6), np.arange(3, dtype=np.int32)
+    got, compiled = _run(splits_and_stacks, x, i)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    i32 = i.astype(np.float32)
+    _check(got, (*np.split(x, [1]), *np.split(x, 3, axis=1), *np.array_split(x, 4, axis=1),
+                 *np.split(x[0], [-2, 2]), np.hstack([x, x]), np.hstack((x[0], i32)),
+                 np.vstack([x[0], x]), np.vstack((i32, x[1, :3]))), 0, 0)
+    with pytest.raises(ValueError, match=r"test_numba_lowerings.py:\d+: array split does not "
+                                         r"result in an equal division"):
+        astjax.jit(splits_and_stacks)(x[:, :5], i)  # NumPy's error, located

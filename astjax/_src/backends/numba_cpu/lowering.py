@@ -507,6 +507,39 @@ def _join(c):
     return _joined(c, items, c.op.name, c.param("axis", 0))
 
 
+@lowering("hstack", "vstack")
+def _hvstack(c):
+    items = None if isinstance(c.type("tup"), ListType) else _items(c, c.operands["tup"])
+    if not items or any(_ndim(t) == 0 for _, t in items):
+        raise Unsupported(f"{c.op.name} of {c.type('tup')}")
+    if c.op.name == "hstack":  # of vectors: one vector; else along axis 1
+        return _joined(c, items, "concatenate", 0 if _ndim(items[0][1]) == 1 else 1)
+    rows = [(f"_rt.ascontiguousarray({text}).reshape((1, {text}.shape[0]))"
+             if _ndim(t) == 1 else text, t) for text, t in items]
+    return _joined(c, rows, "concatenate", 0)
+
+
+@lowering("split", "array_split")
+def _split(c):
+    """Views of ``a`` between NumPy's split points along ``axis``."""
+    a, a_type = c.text("a"), as_array_type(c.type("a"))
+    axis, spec = c.param("axis", 0) % a_type.ndim, c.param("indices_or_sections")
+    n, size, extra = (c.emitter.names.fresh(x) for x in ("n", "size", "extra"))
+    lines = [f"{n} = {a}.shape[{axis}]"]
+    if isinstance(spec, (tuple, list)):
+        cuts = [""] + [str(int(i)) for i in spec] + [""]
+    else:
+        k = int(spec)
+        lines.append(f"{size}, {extra} = divmod({n}, {k})")
+        if c.op.name == "split":  # NumPy's "does not result in an equal division"
+            lines += [f"if {extra}:", _INDENT + f"raise {c.emitter.broadcast_error}"
+                      f"({c.where + ': split into unequal pieces'!r})"]
+        cuts = [f"{i} * {size} + min({i}, {extra})" for i in range(k + 1)]
+    pieces = [f"{a}[{', '.join([':'] * axis + [f'{lo}:{hi}'])}]"
+              for lo, hi in zip(cuts, cuts[1:])]
+    return lines + c.assign(tuple_source(pieces))
+
+
 def _items(c, value):
     """(source, type) of each element of a sequence operand: a tuple display or a tuple
     held in a variable (a list of known length is a tuple here); None for anything else."""
