@@ -535,3 +535,18 @@ def test_split_array_split_hstack_vstack(numba_backend):
     with pytest.raises(ValueError, match=r"test_numba_lowerings.py:\d+: array split does not "
                                          r"result in an equal division"):
         astjax.jit(splits_and_stacks)(x[:, :5], i)  # NumPy's error, located
+
+
+def rolls(x, s):
+    return (jnp.roll(x, 2), jnp.roll(x, -1, axis=1), jnp.roll(x, s, axis=0),
+            jnp.roll(x, (1, -8), axis=(0, 1)), jnp.roll(x[0], 13), jnp.roll(x[:0], 2, 0),
+            jnp.roll(x > 3, s))
+
+
+def test_roll(numba_backend):
+    x = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    got, compiled = _run(rolls, x, np.int32(-3))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.roll(x, 2), np.roll(x, -1, axis=1), np.roll(x, -3, axis=0),
+                 np.roll(x, (1, -8), axis=(0, 1)), np.roll(x[0], 13), x[:0],
+                 np.roll(x > 3, -3)), 0, 0)

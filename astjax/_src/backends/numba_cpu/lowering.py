@@ -507,6 +507,38 @@ def _join(c):
     return _joined(c, items, c.op.name, c.param("axis", 0))
 
 
+@lowering("roll")
+def _roll(c):
+    """Two slices joined per rolled axis; without an axis, of the flattened array."""
+    a, a_type, axis = c.text("a"), as_array_type(c.type("a")), c.param("axis")
+    node = c.operands.get("shift", anno.get(c.node, "param_nodes").get("shift"))
+    shift = UNKNOWN if node is None or isinstance(node, tuple) else anno.get(node, "type")
+    shifts = shift.value if isinstance(shift, Static) else None
+    if isinstance(shifts, (tuple, list)) and isinstance(axis, (tuple, list)) \
+            and len(shifts) == len(axis):
+        pairs = [(str(int(s)), d) for s, d in zip(shifts, axis)]
+    elif isinstance(shift, ArrayType) and shift.ndim == 0 or isinstance(shifts, int):
+        if isinstance(axis, (tuple, list)):
+            raise Unsupported("roll of one shift along several axes")
+        pairs = [(f"np.intp({c.emitter.atom(node)})", 0 if axis is None else axis)]
+    else:
+        raise Unsupported(f"roll by {shift}")
+    if a_type.ndim == 0:
+        return c.assign(a)
+    names = c.emitter.names
+    x = names.fresh("rolled")
+    lines = [f"{x} = _rt.ascontiguousarray({a})" + (".ravel()" if axis is None else "")]
+    for text, d in pairs:
+        d %= 1 if axis is None else a_type.ndim
+        n, k = names.fresh("n"), names.fresh("k")
+        head = ", ".join([":"] * d)
+        head = head + ", " if head else ""
+        lines += [f"{n} = {x}.shape[{d}]",
+                  f"{k} = {n} - {text} % {n} if {n} else 0",
+                  f"{x} = np.concatenate(({x}[{head}{k}:], {x}[{head}:{k}]), axis={d})"]
+    return lines + c.assign(f"{x}.reshape({a}.shape)" if axis is None else x)
+
+
 @lowering("hstack", "vstack")
 def _hvstack(c):
     items = None if isinstance(c.type("tup"), ListType) else _items(c, c.operands["tup"])
