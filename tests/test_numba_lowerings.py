@@ -495,15 +495,17 @@ def test_reshape_arguments_flat_cumsum_outer_diag_linspace(numba_backend):
                  np.linspace(0, 10, 4, dtype=np.int32)), 0, 0)
 
 
-# --- var, std ---------------------------------------------------------------------------------
+# --- var, std, count_nonzero -------------------------------------------------------------------
 
 def variances(x, i):
     return (jnp.var(x), jnp.std(x, axis=1), jnp.var(x, axis=(0, 2), keepdims=True),
             jnp.std(x[0], ddof=1), x.var(axis=-1, ddof=5), jnp.var(i),
-            jnp.std(i, axis=0, dtype=jnp.float32), jnp.var(x[:, :0], axis=1))
+            jnp.std(i, axis=0, dtype=jnp.float32), jnp.var(x[:, :0], axis=1),
+            jnp.count_nonzero(x > 0), jnp.count_nonzero(x > 0, axis=1),
+            jnp.count_nonzero(i, axis=(0,), keepdims=True), jnp.count_nonzero(x[:, :0], axis=1))
 
 
-def test_var_and_std(numba_backend):
+def test_var_std_and_count_nonzero(numba_backend):
     x, i = _normal(3, 4, 5), np.arange(6, dtype=np.int32).reshape(2, 3)
     got, compiled = _run(variances, x, i)
     assert compiled.backend == "numba", compiled.fallback_reason
@@ -511,7 +513,11 @@ def test_var_and_std(numba_backend):
         expected = (np.var(x), np.std(x, axis=1), np.var(x, axis=(0, 2), keepdims=True),
                     np.std(x[0], ddof=1), np.full((3, 4), np.nan, np.float32),
                     np.float32(np.var(i)), np.std(i, axis=0).astype(np.float32),
-                    np.full((3, 5), np.nan, np.float32))
+                    np.full((3, 5), np.nan, np.float32),
+                    np.int32(np.count_nonzero(x > 0)),
+                    np.count_nonzero(x > 0, axis=1).astype(np.int32),
+                    np.count_nonzero(i, axis=0, keepdims=True).astype(np.int32),
+                    np.zeros((3, 5), np.int32))
     _check(got, expected)
 
 
