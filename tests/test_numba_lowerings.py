@@ -495,7 +495,7 @@ def test_reshape_arguments_flat_cumsum_outer_diag_linspace(numba_backend):
                  np.linspace(0, 10, 4, dtype=np.int32)), 0, 0)
 
 
-# --- var, std, count_nonzero -------------------------------------------------------------------
+# --- var, std, count_nonzero ------------------------------------------------------------------
 
 def variances(x, i):
     return (jnp.var(x), jnp.std(x, axis=1), jnp.var(x, axis=(0, 2), keepdims=True),
@@ -556,3 +556,17 @@ def test_roll(numba_backend):
     _check(got, (np.roll(x, 2), np.roll(x, -1, axis=1), np.roll(x, -3, axis=0),
                  np.roll(x, (1, -8), axis=(0, 1)), np.roll(x[0], 13), x[:0],
                  np.roll(x > 3, -3)), 0, 0)
+
+
+def ldexps(x, n):
+    return jnp.ldexp(x, n), jnp.ldexp(x, 3), jnp.ldexp(2.0, n) * x, jnp.ldexp(n, n > 0)
+
+
+def test_ldexp_fuses_into_loops(numba_backend):
+    x = np.array([1.5, -3.0, 0.0, 1e-38, 3e38, np.inf, np.nan, 0.75], np.float32)
+    n = np.array([1, -2, 5, -10, 1, 3, 0, 200], np.int32)
+    got, compiled = _run(ldexps, x, n)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    with np.errstate(over="ignore"):
+        _check(got, (np.ldexp(x, n), np.ldexp(x, 3), np.ldexp(np.float32(2), n) * x,
+                     np.ldexp(n.astype(np.float32), (n > 0).astype(np.int32))), 0, 0)

@@ -22,7 +22,7 @@ _UNLOWERED = set()
 FUSABLE = {name for name, op in REGISTRY.items()
            if op.family == "elementwise" and name not in _UNLOWERED} | {
     "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma", "broadcast_to",
-    "round"}
+    "round", "ldexp"}
 REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 

@@ -120,6 +120,8 @@ def scalar_op(name, args, out_dtype, in_loop=True):
         text = f"np.{name}({args[0]})"
     elif name in ("maximum", "minimum"):
         text = f"_rt.{name}({args[0]}, {args[1]})"
+    elif name == "ldexp":  # exact: NumPy's ldexp takes an int32 exponent
+        text = f"np.ldexp({args[0]}, np.int32({args[1]}))"
     elif name in ("arctan2", "nextafter"):
         text = f"np.{name}({args[0]}, {args[1]})"
     elif name == "negative":
