@@ -45,16 +45,21 @@ def _one_version_per(convert):
         dispatcher = njit(**_OPTIONS)(py_func)
         get_call_template = dispatcher.get_call_template
         dispatcher.get_call_template = lambda args, kws: get_call_template(
-            tuple(convert(a) for a in args), kws)
+            convert(tuple(args)), kws)
         return dispatcher
     return decorate
 
 
-def _as_any_layout(t):
-    """A float matrix of any layout (_gemm reads it at run time), else ``t`` unliteral."""
-    if isinstance(t, types.Array) and t.ndim == 2 and t.dtype in _BLAS_TYPES:
-        return t.copy(layout="A")
-    return types.unliteral(t)
+def _unliteral(args):
+    return tuple(types.unliteral(t) for t in args)
+
+
+def _matrices_of_any_layout(args):
+    """Two float matrices of one dtype as of any layout (_gemm reads it at run time)."""
+    if all(isinstance(t, types.Array) and t.ndim == 2 and t.dtype in _BLAS_TYPES
+           for t in args) and len({t.dtype for t in args}) == 1:
+        return tuple(t.copy(layout="A") for t in args)
+    return _unliteral(args)
 
 
 _BLAS_TYPES = (types.float32, types.float64, types.complex64, types.complex128)
@@ -62,23 +67,23 @@ _BLAS_TYPES = (types.float32, types.float64, types.complex64, types.complex128)
 
 # A shape (n, 1) types as (int64, Literal[int](1)): without unliteral it compiled a version
 # of its own, 0.2-0.3 s each on a cold cache.
-@_one_version_per(types.unliteral)
+@_one_version_per(_unliteral)
 def empty(shape, dtype):
     return np.empty(shape, dtype)
 
 
-@_one_version_per(types.unliteral)
+@_one_version_per(_unliteral)
 def zeros(shape, dtype):
     return np.zeros(shape, dtype)
 
 
-@_one_version_per(types.unliteral)
+@_one_version_per(_unliteral)
 def full(shape, value):
     return np.full(shape, value)
 
 
 # One version per dtype, not per pair of layouts (the MLP's gradient had three).
-@_one_version_per(_as_any_layout)
+@_one_version_per(_matrices_of_any_layout)
 def dot(a, b):
     return _product(a, b)
 
