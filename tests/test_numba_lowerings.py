@@ -570,3 +570,17 @@ def test_ldexp_fuses_into_loops(numba_backend):
     with np.errstate(over="ignore"):
         _check(got, (np.ldexp(x, n), np.ldexp(x, 3), np.ldexp(np.float32(2), n) * x,
                      np.ldexp(n.astype(np.float32), (n > 0).astype(np.int32))), 0, 0)
+
+
+def run_time_lists(x):
+    return [x[i] * i for i in range(3)], [x[:2] * i for i in range(2)]
+
+
+def test_lists_built_at_run_time_come_back_as_arrays_of_their_dtype(numba_backend):
+    x = np.arange(4, dtype=np.float32) + np.float32(0.1)
+    (scalars, rows), compiled = _run(run_time_lists, x)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    for got, expected in zip(scalars + rows, [x[i] * np.float32(i) for i in range(3)] +
+                             [x[:2] * np.float32(i) for i in range(2)]):
+        assert isinstance(got, astjax.Array) and got.dtype == np.float32  # not a Python float
+        np.testing.assert_array_equal(np.asarray(got), expected)

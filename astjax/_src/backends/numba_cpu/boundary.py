@@ -14,7 +14,7 @@ import threading
 import numba
 import numpy as np
 
-from ...ir.types import ArrayType, SequenceType, Static, TreeType
+from ...ir.types import ArrayType, ListType, SequenceType, Static, TreeType
 from ...runtime.array import to_numpy_input
 from ...runtime.dispatch import new_array, wrap_outputs
 
@@ -48,6 +48,8 @@ def wrap_output(value, t):
     if isinstance(t, SequenceType):
         items = [wrap_output(v, e) for v, e in zip(value, t.elts)]
         return items if t.kind == "list" else tuple(items)
+    if isinstance(t, ListType):  # a list built at run time: Numba gives Python scalars back
+        return [wrap_output(v, t.elt) for v in value]
     if isinstance(t, TreeType):
         from ...tree_util import unflatten_one_level
         return unflatten_one_level(t.node_type, t.aux,
