@@ -188,3 +188,24 @@ def test_scipy_is_an_attribute_after_import_astjax(tmp_path):
     done = subprocess.run([sys.executable, str(tmp_path / "use_scipy.py")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _scaled_sin(x, n=2):
+    return jnp.sin(x) * n
+
+
+def test_jit_lower_and_compile_as_jax():
+    """jax.jit(f).lower(*args).compile() (JAX's ahead-of-time API) gave "'Jitted' object has
+    no attribute 'lower'": lowered code for those argument types, callable with arguments
+    of the same types (any batch size), a TypeError for others; as_text() is the source."""
+    x = np.float32([1.0, 2.0, 3.0])
+    lowered = astjax.jit(_scaled_sin, static_argnums=1).lower(x, 3)
+    assert "def _scaled_sin" in lowered.as_text()
+    compiled = lowered.compile()
+    np.testing.assert_allclose(compiled(x, 3), np.sin(x) * 3, rtol=1e-6)
+    np.testing.assert_allclose(compiled(x[:2], 3), np.sin(x[:2]) * 3, rtol=1e-6)
+    with pytest.raises(TypeError, match=r"static 4\) differ from the types it was lowered "
+                       r"for \(f32\[_\], static 3\)"):
+        compiled(x, 4)
+    with pytest.raises(TypeError, match="differ from the types it was lowered for"):
+        compiled(x[None], 3)

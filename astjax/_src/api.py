@@ -610,6 +610,48 @@ class Jitted(Transformed):
         return out
 
 
+    def lower(self, *args, **kwargs):
+        """JAX's ahead-of-time API: ``jit(f).lower(*args)`` generates the code for these
+        argument types now; ``.as_text()`` is that source and ``.compile()`` a function for
+        arguments of the same types (Numba compiles at its first call, or loads the disk
+        cache)."""
+        compiled, _ = self.compiled_for(args, kwargs)
+        return Lowered(self, compiled)
+
+
+class Lowered:
+    """``jit(f).lower(*args)``: the code generated for one set of argument types."""
+
+    def __init__(self, jitted, compiled):
+        self.jitted, self.compiled = jitted, compiled
+
+    def as_text(self):
+        return self.compiled.source
+
+    def compile(self):
+        return LoweredCall(self.jitted, self.compiled)
+
+
+class LoweredCall:
+    """``jit(f).lower(*args).compile()``: calls of ``f`` with arguments of the lowered
+    types; others are a TypeError, as in JAX."""
+
+    def __init__(self, jitted, compiled):
+        self.jitted, self.compiled = jitted, compiled
+
+    def as_text(self):
+        return self.compiled.source
+
+    def __call__(self, *args, **kwargs):
+        compiled, values = self.jitted.compiled_for(args, kwargs)
+        if compiled is not self.compiled:
+            raise TypeError(f"{self.compiled.name}: argument types "
+                            f"({', '.join(map(str, compiled.arg_types))}) differ from the "
+                            f"types it was lowered for "
+                            f"({', '.join(map(str, self.compiled.arg_types))})")
+        return compiled.run(values, self.jitted.donate_argnums)
+
+
 def locate_runtime_error(exc):
     """Prefix an error raised inside generated code with the user's file:line (in place):
     the innermost line of the user's code, else (an error in astjax's own compiled code
