@@ -584,3 +584,17 @@ def test_lists_built_at_run_time_come_back_as_arrays_of_their_dtype(numba_backen
                              [x[:2] * np.float32(i) for i in range(2)]):
         assert isinstance(got, astjax.Array) and got.dtype == np.float32  # not a Python float
         np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def nans_to_nums(x, i):
+    return (jnp.nan_to_num(x), jnp.nan_to_num(x * 2, nan=-1.0, posinf=9.0, neginf=-9.0),
+            jnp.nan_to_num(i), jnp.sum(jnp.nan_to_num(x, posinf=0.0, neginf=0.0)))
+
+
+def test_nan_to_num_fuses_into_loops(numba_backend):
+    x = np.array([1.5, -np.inf, np.nan, np.inf, 0.0, -2.0], np.float32)
+    i = np.arange(3, dtype=np.int32)
+    got, compiled = _run(nans_to_nums, x, i)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.nan_to_num(x), np.nan_to_num(x * 2, nan=-1.0, posinf=9.0, neginf=-9.0), i,
+                 np.float32(-0.5)), 0, 0)

@@ -22,7 +22,7 @@ _UNLOWERED = set()
 FUSABLE = {name for name, op in REGISTRY.items()
            if op.family == "elementwise" and name not in _UNLOWERED} | {
     "where", "astype", "clip", "stop_gradient", "cotangent_like", "fma", "broadcast_to",
-    "round", "ldexp"}
+    "round", "ldexp", "nan_to_num"}
 REDUCTIONS = {"sum", "prod", "max", "min", "mean", "any", "all"}
 _LOGICAL = {"logical_and", "logical_or", "logical_xor", "logical_not"}
 
@@ -380,6 +380,8 @@ class Loop:
             return self.operand(operands["d"], out_dtype)
         if name == "round":
             return self._rounded(node, self.operand(operands["x"], out_dtype), out_dtype)
+        if name == "nan_to_num":
+            return self._nan_to_num(node, self.operand(operands["x"], out_dtype), out_dtype)
         if name == "clip":
             text = self.operand(operands["arr"], promoted[0])
             low = operands.get("min", operands.get("a_min"))
@@ -405,6 +407,23 @@ class Loop:
             from .emitter import Unsupported
             raise Unsupported(f"{name} in a loop")
         return text
+
+    def _nan_to_num(self, node, x, dtype):
+        """nan, +inf and -inf replaced by static values (the dtype's largest and smallest
+        finite values by default, as NumPy and JAX); integers and bools unchanged."""
+        dtype = np.dtype(dtype)
+        if dtype.kind in "biu":
+            return x
+        if dtype.kind != "f":
+            from .emitter import Unsupported
+            raise Unsupported(f"nan_to_num of {dtype}")
+        info = np.finfo(dtype)
+        values = [self.emitter.static_param(node, n, d) for n, d in (
+            ("nan", 0.0), ("posinf", None), ("neginf", None))]
+        nan, pos, neg = (typed_literal(d if v is None else v, dtype)
+                         for v, d in zip(values, (0.0, info.max, info.min)))
+        return (f"({nan} if {x} != {x} else ({pos} if {x} == np.inf else "
+                f"({neg} if {x} == -np.inf else {x})))")
 
     def operand(self, node, dtype=None):
         """Scalar source of an operand atom, cast to ``dtype`` when given."""
