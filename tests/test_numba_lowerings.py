@@ -598,3 +598,18 @@ def test_nan_to_num_fuses_into_loops(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (np.nan_to_num(x), np.nan_to_num(x * 2, nan=-1.0, posinf=9.0, neginf=-9.0), i,
                  np.float32(-0.5)), 0, 0)
+
+
+def swaps_traces_inners(x, t, i):
+    return (jnp.swapaxes(t, 0, 2), x.swapaxes(1, 0), jnp.trace(x), jnp.trace(x, 1),
+            jnp.trace(x, -2), jnp.trace(i), jnp.trace(x, 7), jnp.inner(x[0], x[1]),
+            jnp.inner(x, x), jnp.inner(t, x), jnp.inner(i, i[0]), jnp.inner(x, i))
+
+
+def test_swapaxes_trace_inner(numba_backend):
+    x, t, i = _normal(3, 4), _normal(2, 3, 4), np.arange(12, dtype=np.int32).reshape(3, 4)
+    got, compiled = _run(swaps_traces_inners, x, t, i)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.swapaxes(t, 0, 2), x.T, np.trace(x), np.trace(x, 1), np.trace(x, -2),
+                 np.int32(np.trace(i)), np.float32(0), np.inner(x[0], x[1]), np.inner(x, x),
+                 np.inner(t, x), np.inner(i, i[0]), np.inner(x, i.astype(np.float32))))

@@ -338,6 +338,19 @@ def _tensordot(c):
     return contract(c, [a, b], out, f"tensordot of {a_type} and {b_type}")
 
 
+@lowering("inner")
+def _inner(c):
+    """The contraction of a's and b's last axes."""
+    a_type, b_type = as_array_type(c.type("a")), as_array_type(c.type("b"))
+    if a_type.ndim == 0 or b_type.ndim == 0:
+        raise Unsupported("inner of a scalar")
+    a_labels = [f"a{d}" for d in range(a_type.ndim - 1)] + ["k"]
+    b_labels = [f"b{d}" for d in range(b_type.ndim - 1)] + ["k"]
+    a = _operand(c, c.operands["a"], a_labels)
+    b = _operand(c, c.operands["b"], b_labels)
+    return contract(c, [a, b], a_labels[:-1] + b_labels[:-1], f"inner of {a_type} and {b_type}")
+
+
 def nd_dot(c):
     """``np.dot`` of operands of rank 3 or more: a's last axis with b's second-to-last."""
     a_type, b_type = as_array_type(c.type("a")), as_array_type(c.type("b"))

@@ -138,6 +138,26 @@ def _transpose(c):
     return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, axes))}))")
 
 
+@lowering("swapaxes")
+def _swapaxes(c):
+    a, rank = c.text("a"), _ndim(c.type("a"))
+    i, j = c.param("axis1") % max(rank, 1), c.param("axis2") % max(rank, 1)
+    order = list(range(rank))
+    order[i], order[j] = order[j], order[i]
+    if order == list(range(rank)):
+        return c.assign(a)
+    return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, order))}))")
+
+
+@lowering("trace")
+def _trace(c):
+    a, rank = c.text("a"), _ndim(c.type("a"))
+    if rank != 2 or {c.param("axis1", 0) % 2, c.param("axis2", 1) % 2} != {0, 1}:
+        raise Unsupported("trace of a stack of matrices")
+    diagonal = f"np.diag({a}, {int(c.param('offset', 0))}).astype({c.dtype()})"
+    return c.assign(f"{c.dtype()}(np.sum({diagonal}))")
+
+
 @lowering("moveaxis")
 def _moveaxis(c):
     a, rank = c.text("a"), _ndim(c.type("a"))
