@@ -23,7 +23,7 @@ from ._src.misc_api import (clear_caches, closure_convert, custom_gradient, ensu
                             linear_transpose, named_call, named_scope)
 from . import dtypes, lax, numpy, nn, test_util, tree, tree_util  # noqa: F401
 from . import ad_checkpoint, checkpoint_policies  # noqa: F401
-from . import debug, profiler, random  # noqa: F401
+from . import debug, ops, profiler, random  # noqa: F401
 
 jacobian = jacrev  # JAX's alias (its "Thinking in JAX" calls jax.jacobian)
 
