@@ -11,6 +11,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import random
+from astjax.scipy.linalg import solve_triangular
 
 from .test_numba_backend import _run
 
@@ -613,3 +614,16 @@ def test_swapaxes_trace_inner(numba_backend):
     _check(got, (np.swapaxes(t, 0, 2), x.T, np.trace(x), np.trace(x, 1), np.trace(x, -2),
                  np.int32(np.trace(i)), np.float32(0), np.inner(x[0], x[1]), np.inner(x, x),
                  np.inner(t, x), np.inner(i, i[0]), np.inner(x, i.astype(np.float32))))
+
+
+def scalar_dims_and_vector_solve(m, s):
+    return (m[0, 0][..., None], s[None, None] * 2, s[...],  # a 0-d value is a scalar here
+            solve_triangular(m, m[0], lower=True))  # a dot of vectors into a (1,) result
+
+
+def test_indexing_a_scalar_with_none_and_a_triangular_solve_of_a_vector(numba_backend):
+    m = np.tril(_normal(4, 4)) + np.float32(4) * np.eye(4, dtype=np.float32)
+    got, compiled = _run(scalar_dims_and_vector_solve, m, np.float32(1.5))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (m[0, :1], np.full((1, 1), 3, np.float32), np.float32(1.5),
+                 np.linalg.solve(m, m[0])))

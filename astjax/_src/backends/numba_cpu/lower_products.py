@@ -203,6 +203,9 @@ def _blas(c, operands, out_labels, size, plan, what):
                 lines.append(_INDENT + f"{r}[{i}] = _rt.dot({x[0]}[{i}], {x[1]}[{i}])")
     if c.out.ndim == 0:
         return lines + [f"{c.target} = {r}"]
+    if not (batch or free_a or free_b):  # a dot of vectors: a scalar, in dims known to be 1
+        shape = tuple_source([size[label] for label in out_labels])
+        return lines + [f"{c.target} = _rt.full({shape}, {r})"]
     # the product's dims are the groups batch, free_a, free_b; output labels no operand
     # has (their dims are known 1) come last
     order = batch + free_a + free_b

@@ -464,6 +464,11 @@ def _getitem(c):
     index = anno.get(c.node, "param_nodes").get("index")
     if index is None:
         raise Unsupported("getitem")
+    if _ndim(c.type("x")) == 0 and not isinstance(c.out, SequenceType):
+        # of a 0-d value (a scalar here): only ... and None index it, adding dims of 1
+        if c.out.ndim == 0:
+            return c.assign(c.text("x"))
+        return c.assign(f"_rt.full({tuple_source(['1'] * c.out.ndim)}, {c.text('x')})")
     parts = lower_gather.items(c.emitter, index)
     if lower_gather.advanced(parts):  # an index array: a gather loop nest
         return lower_gather.gather(c, c.text("x"), as_array_type(c.type("x")), parts)
