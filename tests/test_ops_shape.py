@@ -420,3 +420,24 @@ def test_compiled_squeeze_of_a_dim_not_known_to_be_one():
     # x[n:n+1] is 1 at run time but not known to be 1: squeeze() must keep it
     out = astjax.jit(_squeeze_unknown_one)(np.ones((4, 3), np.float32), 1)[0]
     assert out.shape == (1, 3)
+
+
+def test_repeat_total_repeat_length_as_jax():
+    """jnp.repeat(..., total_repeat_length=n) (JAX's keyword; it was "unexpected keyword
+    argument"): cut short, or filled with the last element. JAX 0.10.2's values."""
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    reps = np.int32([1, 0, 2])
+    for f in (jnp.repeat, astjax.jit(jnp.repeat, static_argnames=("axis", "total_repeat_length"))):
+        np.testing.assert_array_equal(f(x, reps, axis=0, total_repeat_length=5),
+                                      [[0, 1], [4, 5], [4, 5], [4, 5], [4, 5]])
+        np.testing.assert_array_equal(f(x, reps, axis=0, total_repeat_length=2), [[0, 1], [4, 5]])
+        np.testing.assert_array_equal(f(np.arange(3), 2, total_repeat_length=4), [0, 0, 1, 1])
+
+
+def test_jit_of_a_jnp_function_taking_star_args():
+    """jit(jnp.atleast_2d)(x) (a jnp function taking *arys) raised "astjax cannot transform
+    jnp.atleast_2d itself"; JAX's shapes."""
+    v = np.float32([1, 2, 3])
+    assert astjax.jit(jnp.atleast_2d)(v).shape == (1, 3)
+    assert [a.shape for a in astjax.jit(jnp.atleast_3d)(v, v[None])] == [(1, 3, 1)] * 2
+    assert astjax.vmap(jnp.atleast_2d)(np.ones((4, 3), np.float32)).shape == (4, 1, 3)

@@ -379,7 +379,11 @@ def _op_function(op):
     from .frontend.parse import parse_function
     from .frontend.synthetic import from_source
     params = []
+    last = list(op.signature.parameters)[-1]
     for p in op.signature.parameters.values():
+        if p.kind is p.VAR_POSITIONAL and p.name == last:  # jit(jnp.atleast_2d)
+            params.append(f"*{p.name}")
+            continue
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise TypeError(f"astjax cannot transform jnp.{op.name} itself (it takes "
                             f"*{p.name}); wrap the call in a function")
@@ -390,7 +394,8 @@ def _op_function(op):
         else:
             raise TypeError(f"astjax cannot transform jnp.{op.name} itself (the default of "
                             f"{p.name} is {p.default!r}); wrap the call in a function")
-    call = ", ".join(f"{p}={p}" for p in op.signature.parameters)
+    call = ", ".join(f"*{p.name}" if p.kind is p.VAR_POSITIONAL else f"{p.name}={p.name}"
+                     for p in op.signature.parameters.values())
     body = f"    return _op({call})\n"
     keywords = op.keyword_function and sorted(op.keyword_function[0] - set(op.signature.parameters))
     if keywords:  # jit(jnp.sum)(x, where=m): the op's keyword function when one is passed

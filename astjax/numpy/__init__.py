@@ -49,6 +49,8 @@ for _name, (_keywords, _fn) in _KEYWORDS.items():  # jnp.sum(x, where=m, initial
     _registry.REGISTRY[_name].keyword_function = (frozenset(_keywords), _fn)
 _registry.REGISTRY["where"].keyword_function = (  # jnp.where(c, size=n): nonzero's
     frozenset({"size", "fill_value"}), _setops.where)
+_registry.REGISTRY["repeat"].keyword_function = (
+    frozenset({"total_repeat_length"}), _misc_extra.repeat)
 
 for _np_fn, _fn in ((_np.sort, sort), (_np.take_along_axis, take_along_axis),
                     (_np.select, select),

@@ -435,3 +435,17 @@ einsum_path = two_way(
 
 __all__ = ["angle", "choose", "einsum_path", "fromfunction", "histogram2d", "histogramdd",
            "mask_indices", "place", "put", "sort_complex"]
+
+
+def repeat(a, repeats, axis=None, total_repeat_length=None):
+    """``jnp.repeat`` with ``total_repeat_length``: an output of that length along ``axis``,
+    cut short, or filled with the last element, as JAX's (jnp.repeat's keyword function)."""
+    a = jnp.asarray(a)
+    if total_repeat_length is None:
+        return jnp.repeat(a, repeats, axis)
+    if axis is None:
+        return repeat(a.ravel(), repeats, 0, total_repeat_length)
+    n = a.shape[axis]
+    ends = jnp.cumsum(jnp.broadcast_to(jnp.asarray(repeats), (n,)))
+    rows = jnp.searchsorted(ends, jnp.arange(total_repeat_length), side="right")
+    return jnp.take(a, jnp.minimum(rows, n - 1), axis=axis)
