@@ -627,3 +627,18 @@ def test_indexing_a_scalar_with_none_and_a_triangular_solve_of_a_vector(numba_ba
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (m[0, :1], np.full((1, 1), 3, np.float32), np.float32(1.5),
                  np.linalg.solve(m, m[0])))
+
+
+def tiles_and_repeats(x, s):
+    return (jnp.tile(x[0], 2), jnp.tile(x, (2, 1)), jnp.tile(x, (2, 1, 3)), jnp.tile(s, 3),
+            jnp.tile(x[0] > 1, (2, 2)), jnp.repeat(x[0], 2), jnp.repeat(x, 2, axis=1),
+            jnp.repeat(x, 3), jnp.repeat(x, 0, axis=-1))
+
+
+def test_tile_and_repeat(numba_backend):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got, compiled = _run(tiles_and_repeats, x, np.float32(2))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.tile(x[0], 2), np.tile(x, (2, 1)), np.tile(x, (2, 1, 3)),
+                 np.full(3, 2, np.float32), np.tile(x[0] > 1, (2, 2)), np.repeat(x[0], 2),
+                 np.repeat(x, 2, axis=1), np.repeat(x, 3), np.repeat(x, 0, axis=-1)), 0, 0)

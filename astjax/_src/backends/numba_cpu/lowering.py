@@ -564,6 +564,47 @@ def _roll(c):
     return lines + c.assign(f"{x}.reshape({a}.shape)" if axis is None else x)
 
 
+def _repeated(c, a, sizes, reps, merged):
+    """``a`` (of dims ``sizes``) with a dim of each ``reps[j]`` before (tile) or after
+    (repeat) dim j, broadcast and then merged into it: one copy."""
+    inner = [x for s in sizes for x in (("1", s) if merged == "tile" else (s, "1"))]
+    target = [x for r, s in zip(reps, sizes) for x in ((str(r), s) if merged == "tile"
+                                                      else (s, str(r)))]
+    final = [f"{r} * {s}" for r, s in zip(reps, sizes)]
+    return c.assign(f"_rt.bcast_to(_rt.ascontiguousarray({a}).reshape({tuple_source(inner)}), "
+                    f"{tuple_source(target)}).reshape({tuple_source(final)})")
+
+
+@lowering("tile")
+def _tile(c):
+    a, a_type = c.text("A"), as_array_type(c.type("A"))
+    reps = c.param("reps")
+    reps = tuple(int(r) for r in (reps if isinstance(reps, (tuple, list)) else (reps,)))
+    n = max(a_type.ndim, len(reps))
+    reps = (1,) * (n - len(reps)) + reps
+    if a_type.ndim == 0:
+        return c.assign(f"_rt.full({tuple_source(map(str, reps))}, {a})")
+    sizes = ["1"] * (n - a_type.ndim) + [f"{a}.shape[{j}]" for j in range(a_type.ndim)]
+    return _repeated(c, a, sizes, reps, "tile")
+
+
+@lowering("repeat")
+def _repeat(c):
+    a, a_type, axis = c.text("a"), as_array_type(c.type("a")), c.param("axis")
+    node = c.operands.get("repeats", anno.get(c.node, "param_nodes").get("repeats"))
+    t = None if node is None or isinstance(node, tuple) else anno.get(node, "type")
+    if not isinstance(t, Static) or not isinstance(t.value, (int, np.integer)) \
+            or isinstance(t.value, bool) or t.value < 0 or a_type.ndim == 0:
+        raise Unsupported(f"repeat by {t}")
+    if axis is None:
+        a, rank, axis = f"_rt.ascontiguousarray({a}).ravel()", 1, 0
+    else:
+        rank, axis = a_type.ndim, axis % a_type.ndim
+    sizes = [f"{a}.shape[{j}]" for j in range(rank)]
+    reps = [int(t.value) if j == axis else 1 for j in range(rank)]
+    return _repeated(c, a, sizes, reps, "repeat")
+
+
 @lowering("hstack", "vstack")
 def _hvstack(c):
     items = None if isinstance(c.type("tup"), ListType) else _items(c, c.operands["tup"])
