@@ -642,3 +642,16 @@ def test_tile_and_repeat(numba_backend):
     _check(got, (np.tile(x[0], 2), np.tile(x, (2, 1)), np.tile(x, (2, 1, 3)),
                  np.full(3, 2, np.float32), np.tile(x[0] > 1, (2, 2)), np.repeat(x[0], 2),
                  np.repeat(x, 2, axis=1), np.repeat(x, 3), np.repeat(x, 0, axis=-1)), 0, 0)
+
+
+def vdots(x, i):
+    return jnp.vdot(x, x), jnp.vdot(x[0], i[:3]), jnp.vdot(i, i), jnp.vdot(x + 1j * x, x * 2j)
+
+
+def test_vdot(numba_backend):
+    x, i = np.arange(6, dtype=np.float32).reshape(2, 3) - 2, np.arange(6, dtype=np.int32)
+    got, compiled = _run(vdots, x, i)
+    assert compiled.backend == "numba", compiled.fallback_reason
+    z = (x + 1j * x).astype(np.complex64)
+    _check(got, (np.vdot(x, x), np.vdot(x[0], i[:3].astype(np.float32)), np.int32(np.vdot(i, i)),
+                 np.vdot(z, (x * 2j).astype(np.complex64))), 0, 0)

@@ -452,6 +452,17 @@ def _outer(c):
     return c.assign(f"np.outer({a}, {b})")
 
 
+@lowering("vdot")
+def _vdot(c):
+    """The dot of the flattened operands, a's conjugated (np.vdot: BLAS for floats)."""
+    if any(as_array_type(c.type(n)).ndim == 0 for n in ("a", "b")):
+        raise Unsupported("vdot of a scalar")
+    a, b = (f"_rt.ascontiguousarray({c.text(n)}).ravel().astype({c.dtype()})" for n in "ab")
+    if c.out.dtype.kind in "fc":
+        return c.assign(f"{c.dtype()}(np.vdot({a}, {b}))")
+    return c.assign(f"{c.dtype()}(np.sum({a} * {b}))")
+
+
 @lowering("diag")
 def _diag(c):
     if as_array_type(c.type("v")).ndim not in (1, 2):
