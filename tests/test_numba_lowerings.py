@@ -655,3 +655,14 @@ def test_vdot(numba_backend):
     z = (x + 1j * x).astype(np.complex64)
     _check(got, (np.vdot(x, x), np.vdot(x[0], i[:3].astype(np.float32)), np.int32(np.vdot(i, i)),
                  np.vdot(z, (x * 2j).astype(np.complex64))), 0, 0)
+
+
+def tris(k, n):
+    return jnp.tri(3), jnp.tri(3, 4, 1), jnp.tri(n, 2, -1, dtype=jnp.int32) * 2, jnp.tri(2, k=k)
+
+
+def test_tri(numba_backend):
+    got, compiled = _run(tris, np.int32(1), np.int32(4))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, (np.tri(3, dtype=np.float32), np.tri(3, 4, 1, dtype=np.float32),
+                 np.tri(4, 2, -1, dtype=np.int32) * 2, np.tri(2, k=1, dtype=np.float32)), 0, 0)

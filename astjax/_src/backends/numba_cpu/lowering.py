@@ -470,6 +470,16 @@ def _diag(c):
     return c.assign(f"np.diag({c.text('v')}, {int(c.param('k', 0))})")
 
 
+@lowering("tri")
+def _tri(c):
+    n, m, k = (c.param_text(name) for name in ("N", "M", "k"))
+    n = f"np.intp({n})"
+    m = n if m in (None, "None") else f"np.intp({m})"
+    k = "0" if k in (None, "None") else f"np.intp({k})"
+    return c.assign(f"(np.arange({n}).reshape(({n}, 1)) + {k} >= np.arange({m}))"
+                    f".astype({c.dtype()})")
+
+
 @lowering("getitem")
 def _getitem(c):
     index = anno.get(c.node, "param_nodes").get("index")
