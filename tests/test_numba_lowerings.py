@@ -528,7 +528,9 @@ def splits_and_stacks(x, i):
     a, b = jnp.split(x, [1], axis=0)
     return (a, b, *jnp.split(x, 3, axis=1), *jnp.array_split(x, 4, axis=1),
             *jnp.split(x[0], [-2, 2]), jnp.hstack([x, x]), jnp.hstack((x[0], i)),
-            jnp.vstack([x[0], x]), jnp.vstack((i, x[1, :3])))
+            jnp.vstack([x[0], x]), jnp.vstack((i, x[1, :3])),
+            jnp.hstack([x[0, 1], x[1, 1], 2.0]), jnp.hstack((x[0], x[1, 1], i[2])),
+            jnp.vstack([x[0, 0], x[1, 1]]))  # 0-d items
 
 
 def test_split_array_split_hstack_vstack(numba_backend):
@@ -538,7 +540,10 @@ def test_split_array_split_hstack_vstack(numba_backend):
     i32 = i.astype(np.float32)
     _check(got, (*np.split(x, [1]), *np.split(x, 3, axis=1), *np.array_split(x, 4, axis=1),
                  *np.split(x[0], [-2, 2]), np.hstack([x, x]), np.hstack((x[0], i32)),
-                 np.vstack([x[0], x]), np.vstack((i32, x[1, :3]))), 0, 0)
+                 np.vstack([x[0], x]), np.vstack((i32, x[1, :3])),
+                 np.array([x[0, 1], x[1, 1], 2], np.float32),
+                 np.hstack((x[0], x[1, 1], 2)).astype(np.float32),
+                 np.array([[x[0, 0]], [x[1, 1]]])), 0, 0)
     with pytest.raises(ValueError, match=r"test_numba_lowerings.py:\d+: array split does not "
                                          r"result in an equal division"):
         astjax.jit(splits_and_stacks)(x[:, :5], i)  # NumPy's error, located

@@ -629,8 +629,15 @@ def _repeat(c):
 @lowering("hstack", "vstack")
 def _hvstack(c):
     items = None if isinstance(c.type("tup"), ListType) else _items(c, c.operands["tup"])
-    if not items or any(_ndim(t) == 0 for _, t in items):
+    if not items:
         raise Unsupported(f"{c.op.name} of {c.type('tup')}")
+    if c.op.name == "hstack" and all(_ndim(t) == 0 for _, t in items):
+        return _from_scalars(c, items, (len(items),))  # hstack([a, b]) of scalars
+    # a 0-d item (a scalar here) joins as an array of one element
+    ones = 1 if c.op.name == "hstack" else 2
+    items = [(f"_rt.full({tuple_source(['1'] * ones)}, {text})",
+              ArrayType(as_array_type(t).dtype, (True,) * ones, False))
+             if _ndim(t) == 0 else (text, t) for text, t in items]
     if c.op.name == "hstack":  # of vectors: one vector; else along axis 1
         return _joined(c, items, "concatenate", 0 if _ndim(items[0][1]) == 1 else 1)
     rows = [(f"_rt.ascontiguousarray({text}).reshape((1, {text}.shape[0]))"
