@@ -609,7 +609,8 @@ def test_nan_to_num_fuses_into_loops(numba_backend):
 def swaps_traces_inners(x, t, i):
     return (jnp.swapaxes(t, 0, 2), x.swapaxes(1, 0), jnp.trace(x), jnp.trace(x, 1),
             jnp.trace(x, -2), jnp.trace(i), jnp.trace(x, 7), jnp.inner(x[0], x[1]),
-            jnp.inner(x, x), jnp.inner(t, x), jnp.inner(i, i[0]), jnp.inner(x, i))
+            jnp.inner(x, x), jnp.inner(t, x), jnp.inner(i, i[0]), jnp.inner(x, i),
+            jnp.trace(t, axis1=1, axis2=2), jnp.trace(t, 1, 2, 0), jnp.trace(x, 1, 1, 0))
 
 
 def test_swapaxes_trace_inner(numba_backend):
@@ -618,7 +619,8 @@ def test_swapaxes_trace_inner(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (np.swapaxes(t, 0, 2), x.T, np.trace(x), np.trace(x, 1), np.trace(x, -2),
                  np.int32(np.trace(i)), np.float32(0), np.inner(x[0], x[1]), np.inner(x, x),
-                 np.inner(t, x), np.inner(i, i[0]), np.inner(x, i.astype(np.float32))))
+                 np.inner(t, x), np.inner(i, i[0]), np.inner(x, i.astype(np.float32)),
+                 np.trace(t, axis1=1, axis2=2), np.trace(t, 1, 2, 0), np.trace(x, 1, 1, 0)))
 
 
 def scalar_dims_and_vector_solve(m, s):

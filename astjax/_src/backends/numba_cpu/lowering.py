@@ -152,10 +152,23 @@ def _swapaxes(c):
 @lowering("trace")
 def _trace(c):
     a, rank = c.text("a"), _ndim(c.type("a"))
-    if rank != 2 or {c.param("axis1", 0) % 2, c.param("axis2", 1) % 2} != {0, 1}:
-        raise Unsupported("trace of a stack of matrices")
-    diagonal = f"np.diag({a}, {int(c.param('offset', 0))}).astype({c.dtype()})"
-    return c.assign(f"{c.dtype()}(np.sum({diagonal}))")
+    i, j = c.param("axis1", 0) % rank, c.param("axis2", 1) % rank
+    offset = int(c.param("offset", 0))
+    if rank == 2:
+        m = a if (i, j) == (0, 1) else f"{a}.T"
+        return c.assign(f"{c.dtype()}(np.sum(np.diag({m}, {offset}).astype({c.dtype()})))")
+    # a stack of matrices: axis1, axis2 moved last, one trace per matrix
+    kept = [d for d in range(rank) if d not in (i, j)]
+    names = c.emitter.names
+    moved, out, r = names.fresh("moved"), names.fresh("trace"), names.fresh("r")
+    size = " * ".join(f"{a}.shape[{d}]" for d in kept)
+    order = tuple_source(map(str, kept + [i, j]))
+    return [f"{moved} = _rt.ascontiguousarray(_rt.transpose({a}, {order})).reshape(("
+            f"{size}, {a}.shape[{i}], {a}.shape[{j}]))",
+            f"{out} = _rt.empty(({size},), {c.dtype()})",
+            f"for {r} in range({out}.shape[0]):",
+            _INDENT + f"{out}[{r}] = np.sum(np.diag({moved}[{r}], {offset}).astype({c.dtype()}))"
+            ] + c.assign(f"{out}.reshape({tuple_source([f'{a}.shape[{d}]' for d in kept])})")
 
 
 @lowering("moveaxis")
