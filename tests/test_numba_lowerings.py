@@ -552,7 +552,7 @@ def test_split_array_split_hstack_vstack(numba_backend):
 def rolls(x, s):
     return (jnp.roll(x, 2), jnp.roll(x, -1, axis=1), jnp.roll(x, s, axis=0),
             jnp.roll(x, (1, -8), axis=(0, 1)), jnp.roll(x[0], 13), jnp.roll(x[:0], 2, 0),
-            jnp.roll(x > 3, s))
+            jnp.roll(x > 3, s), jnp.roll(x, (1, 2), (1, -1)))  # a repeated axis: 3 along 1
 
 
 def test_roll(numba_backend):
@@ -561,7 +561,7 @@ def test_roll(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (np.roll(x, 2), np.roll(x, -1, axis=1), np.roll(x, -3, axis=0),
                  np.roll(x, (1, -8), axis=(0, 1)), np.roll(x[0], 13), x[:0],
-                 np.roll(x > 3, -3)), 0, 0)
+                 np.roll(x > 3, -3), np.roll(x, 3, 1)), 0, 0)
 
 
 def ldexps(x, n):

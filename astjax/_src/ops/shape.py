@@ -548,8 +548,10 @@ def _roll_rule(a, shift, axis=None):
         for s in (shift if isinstance(shift, (tuple, list)) else (shift,)):
             if not isinstance(s, ArrayType):
                 static_int(s, "roll", "shift")
-    if plain(axis) is not None:
-        normalize_axes(axis, a.ndim, "roll")
+    axis = plain(axis)
+    if axis is not None:  # an axis may repeat: its shifts add up, as in NumPy and JAX
+        for d in axis if isinstance(axis, (tuple, list)) else (axis,):
+            normalize_axis(d, a.ndim, "roll")
     return a
 
 
