@@ -228,3 +228,19 @@ def test_errors():
         jnp.diagonal(X, 0, 1, -2)
     with pytest.raises(ValueError, match="out of bounds"):
         astjax.jit(lambda a: jnp.diff(a, axis=3))(X)
+
+
+def test_logaddexp_derivatives_are_jaxs_rule():
+    """d logaddexp(a, b) = exp(a - out) da + exp(b - out) db, as JAX's custom JVP: where
+    a == b the formula's max and |a - b| gave slopes 1 and 0 instead of 1/2 each (a Newton
+    step of a logistic loss started at 0 went the wrong way). JAX 0.10.2's values."""
+    a = np.float32([0.0, 1.0, -np.inf, np.inf, 2.0, 100.0])
+    b = np.float32([0.0, 0.5, 0.0, 1.0, np.inf, -100.0])
+    da, db = astjax.grad(lambda a, b: jnp.logaddexp(a, b).sum(), argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(da, [0.5, 0.62245935, 0.0, 1.0, 7.389056, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(db, [0.5, 0.37754068, 1.0, 2.7182817, 1.0, 0.0], rtol=1e-6)
+    d2a, d2b = astjax.grad(lambda a, b: jnp.logaddexp2(a, b).sum(), argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(d2a, [0.5, 0.5857864, 0.0, 1.0, 4.0, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(d2b, [0.5, 0.41421354, 1.0, 2.0, 1.0, 0.0], rtol=1e-6)
+    hess = astjax.hessian(lambda w: jnp.logaddexp(0.0, w).sum())(np.float32([0.0, 1.0]))
+    np.testing.assert_allclose(hess, [[0.25, 0.0], [0.0, 0.19661196]], rtol=1e-6)

@@ -12,6 +12,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from .._src import dtypes
+from .._src.ad.custom import custom_jvp
 from .._src.lax.control_flow import fori_loop
 from .._src.random.checks import static_helper  # evaluated while generating code
 from ._sorting import _normalize_axis
@@ -89,8 +90,11 @@ def hypot(x1, x2):
     return jnp.where(idx_inf, jnp.full_like(out, np.inf), out)
 
 
+@custom_jvp
 def logaddexp(x1, x2):
-    """``log(exp(x1) + exp(x2))`` without overflow."""
+    """``log(exp(x1) + exp(x2))`` without overflow. Its derivative is JAX's rule (below):
+    differentiating the formula where x1 == x2 meets the kinks of max and |x| and gave
+    slopes 1 and 0 instead of 1/2 each."""
     x1, x2 = _inexact2(x1, x2)
     amax = jnp.maximum(x1, x2)
     delta = x1 - x2
@@ -110,16 +114,39 @@ def _logaddexp_reduce(array, axis=0, dtype=None, out=None, keepdims=False):
     return jnp.log(total) + jnp.reshape(shift, total.shape)
 
 
+@logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    """JAX's: t1 exp(x1 - out) + t2 exp(x2 - out), +inf read as 0 (no inf - inf)."""
+    (x1, x2), (t1, t2) = primals, tangents
+    out = logaddexp(x1, x2)
+    return out, (t1 * jnp.exp(_finite_above(x1) - _finite_above(out)) +
+                 t2 * jnp.exp(_finite_above(x2) - _finite_above(out)))
+
+
+def _finite_above(x):
+    x = jnp.asarray(x)
+    return jnp.where(jnp.isposinf(x), jnp.zeros_like(x), x)
+
+
 logaddexp.reduce = _logaddexp_reduce  # (JAX's logaddexp is a ufunc; this is its one method)
 
 
+@custom_jvp
 def logaddexp2(x1, x2):
-    """``log2(2**x1 + 2**x2)`` without overflow."""
+    """``log2(2**x1 + 2**x2)`` without overflow (its derivative JAX's rule, as logaddexp's)."""
     x1, x2 = _inexact2(x1, x2)
     amax = jnp.maximum(x1, x2)
     delta = x1 - x2
     return jnp.where(jnp.isnan(delta), x1 + x2,
                      amax + jnp.log1p(jnp.exp2(-jnp.abs(delta))) * _INV_LN2)
+
+
+@logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = logaddexp2(x1, x2)
+    return out, (t1 * jnp.exp2(_finite_above(x1) - _finite_above(out)) +
+                 t2 * jnp.exp2(_finite_above(x2) - _finite_above(out)))
 
 
 def sinc(x):
