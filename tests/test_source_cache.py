@@ -322,6 +322,73 @@ def test_an_array_computed_from_constants_is_cached(tmp_path):
     assert second["out"] == first["out"] == (x * np.float32([4, 3, 2, 1])).tolist()
 
 
+NEWTON = """
+import astjax
+import astjax.numpy as jnp
+
+
+def newton_step(x):
+    a = jnp.stack([x, x * 0.5 + 1.0], axis=1)
+    y = (x > 1.5).astype(jnp.float32)
+
+    def nll(w):
+        z = a @ w
+        return jnp.sum(jnp.logaddexp(0.0, z) - y * z) + 0.5 * jnp.sum(w ** 2)
+
+    w = jnp.zeros(2)
+    return w - jnp.linalg.solve(astjax.hessian(nll)(w), astjax.grad(nll)(w))
+"""
+
+
+def test_hessian_of_a_closure_and_logaddexp_are_cached(tmp_path):
+    """A Newton step (hessian of a nested function, jnp.logaddexp) is cached. It was not:
+    'function _logaddexp_reduce reached no known way' (jnp.logaddexp's .reduce attribute),
+    then hessian's jacfwd(jacrev(g)) of the closure and vmap's (tuple, list) constant were
+    'a value astjax cannot trace'; each new process generated the code again (7 s for a
+    five-step Newton solve)."""
+    _project(tmp_path)
+    (tmp_path / "newtonmod.py").write_text(NEWTON)
+    setup = "from newtonmod import newton_step as f"
+    # Numba's code (the python backend's keeps the closure's function objects as values,
+    # which no entry can hold)
+    first = _run(tmp_path, setup=setup, backend="numba")
+    second = _run(tmp_path, setup=setup, backend="numba")
+    assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
+    x = np.arange(4, dtype=np.float64)  # one Newton step from 0, by hand
+    a = np.stack([x, x * 0.5 + 1.0], axis=1)
+    g = a.T @ (0.5 - (x > 1.5))
+    h = a.T @ a * 0.25 + np.eye(2)
+    assert second["out"] == first["out"] == pytest.approx(-np.linalg.solve(h, g), rel=1e-5)
+
+
+ATTRS = """
+def base(x):
+    return x * 2.0
+
+
+def other(x):
+    return x + 1.0
+
+
+base.variant = other  # a function attribute (jnp.logaddexp.reduce was one)
+
+
+def uses_attr(x):
+    return base(x) + 1.0
+"""
+
+
+def test_a_function_with_a_function_attribute_is_cached(tmp_path):
+    """A function whose attribute is another function was not cached ('function other
+    reached no known way': attributes were described with no way to find them again)."""
+    _project(tmp_path)
+    (tmp_path / "attrmod.py").write_text(ATTRS)
+    setup = "from attrmod import uses_attr as f"
+    first, second = _run(tmp_path, setup=setup), _run(tmp_path, setup=setup)
+    assert first["stats"]["stores"] == 1 and second["stats"]["hits"] == 1, first["log"]
+    assert second["out"] == first["out"] == (np.arange(4) * 2.0 + 1.0).tolist()
+
+
 def test_numba_module_key_covers_the_kernels_generated_code_inlines(monkeypatch):
     # generated code keeps LLVM's copies of the kernels it calls in its own Numba cache
     # entry: editing xla_f32.py (random_kernels.py compiles it) left the old erf in

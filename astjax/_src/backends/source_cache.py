@@ -338,7 +338,8 @@ class Fingerprinter:
                where.hexdigest(),
                self.fp(fn.__defaults__, _step(ref, "attr", "__defaults__")),
                self.fp(fn.__kwdefaults__, _step(ref, "attr", "__kwdefaults__")),
-               self.fp({k: v for k, v in vars(fn).items() if k != "__wrapped__"}, None))
+               tuple((k, self.fp(v, _step(ref, "attr", k)))  # jnp.logaddexp.reduce
+                     for k, v in vars(fn).items() if k != "__wrapped__"))
         if hasattr(fn, "__wrapped__"):
             inner = inspect.unwrap(fn)
             if inner is not fn:
@@ -472,7 +473,12 @@ def _derived_ok(value):
     from ..frontend.synthetic import SyntheticFunction
     if isinstance(value, SyntheticFunction) or _literal(value):
         return True
-    if _is_target(value) and isinstance(getattr(value, "fun", None), SyntheticFunction):
+    if type(value) is tuple:  # isinstance(x, (tuple, list)) in jnp code, vmapped
+        return all(map(_derived_ok, value))
+    inner = value
+    while _is_target(inner) and _is_target(getattr(inner, "fun", None)):
+        inner = inner.fun  # hessian(g) is jacfwd(jacrev(g))
+    if _is_target(inner) and isinstance(getattr(inner, "fun", None), SyntheticFunction):
         return True  # a transform astjax applied to a generated function (vmap of a step)
     if isinstance(value, pytypes.ModuleType):
         return _trusted_module(value.__name__) and sys.modules.get(value.__name__) is value
