@@ -875,17 +875,18 @@ def test_runtime_helpers_compile_one_version_per_dtype_for_generated_code():
         strided = runtime.dot(a[:, ::2], b[::2, :])
         return (runtime.dot(a, b), runtime.dot(b.T, a.T), strided,
                 runtime.empty((n, 1), np.float32).shape, runtime.full((n, n), np.float32(2)),
-                runtime.dot(a, np.ascontiguousarray(b[:, 0])))
+                runtime.dot(a, np.ascontiguousarray(b[:, 0])), runtime.dot(a[0, ::2], b[::2, 0]))
 
     before = {f: set(f.signatures) for f in (runtime.dot, runtime.empty, runtime.full)}
     rng = np.random.default_rng(1)
     a = rng.normal(size=(4, 6)).astype(np.float32)
     b = rng.normal(size=(6, 3)).astype(np.float32)
     for x, y in [(a, b), (np.asfortranarray(a), b), (a, np.asfortranarray(b))]:
-        with warnings.catch_warnings():  # a matrix-vector product keeps its layout: Numba
-            warnings.simplefilter("error", numba.NumbaPerformanceWarning)  # warned on 'A'
-            ab, ba, strided, shape, full, av = products(x, y, 3)
+        with warnings.catch_warnings():  # a matrix-vector product keeps its layout, strided
+            warnings.simplefilter("error", numba.NumbaPerformanceWarning)  # vectors are copied
+            ab, ba, strided, shape, full, av, vv = products(x, y, 3)
         np.testing.assert_allclose(av, a @ b[:, 0], rtol=1e-5)
+        np.testing.assert_allclose(vv, a[0, ::2] @ b[::2, 0], rtol=1e-5)  # strided vectors
         np.testing.assert_allclose(ab, a @ b, rtol=1e-5)
         np.testing.assert_allclose(ba, (a @ b).T, rtol=1e-5)
         np.testing.assert_allclose(strided, a[:, ::2] @ b[::2, :], rtol=1e-5)

@@ -673,3 +673,18 @@ def test_tri(numba_backend):
     assert compiled.backend == "numba", compiled.fallback_reason
     _check(got, (np.tri(3, dtype=np.float32), np.tri(3, 4, 1, dtype=np.float32),
                  np.tri(4, 2, -1, dtype=np.int32) * 2, np.tri(2, k=1, dtype=np.float32)), 0, 0)
+
+
+def _updates_of_a_scalar(x, v):
+    s = x.sum()
+    return (s.at[()].set(v), s.at[...].add(v), s.at[()].multiply(v), s.at[()].min(v),
+            s.at[()].max(jnp.float32(np.nan)), s.at[None].add(jnp.ones(1)), s.at[()].divide(v))
+
+
+def test_at_updates_of_a_0d_array(numba_backend):
+    """x.at[()] / x.at[...] of a 0-d x (a scalar getitem's cotangent, as in the gradient of
+    a Gaussian process's length scale) fell back to the python backend ("x.at on a
+    scalar"). Values against NumPy."""
+    got, compiled = _run(_updates_of_a_scalar, np.float32([1.0, 2.0]), np.float32(5.0))
+    assert compiled.backend == "numba", compiled.fallback_reason
+    _check(got, tuple(np.float32(v) for v in (5.0, 8.0, 15.0, 3.0, np.nan, 4.0, 0.6)))

@@ -516,11 +516,11 @@ def _getitem(c):
 def _at(c):
     index = anno.get(c.node, "param_nodes").get("index")
     x_type = as_array_type(c.type("x"))
-    if x_type.ndim == 0:
-        raise Unsupported("x.at on a scalar")
     if update_dtype(x_type, c.type("values")) != x_type.dtype:  # (float values, int x)
         raise Unsupported("x.at[] update computed in a wider dtype than x's")
     parts = lower_gather.items(c.emitter, index)
+    if x_type.ndim == 0:
+        return _at_of_a_scalar(c, x_type, parts)
     if lower_gather.advanced(parts):  # repeated positions accumulate: element by element
         return lower_gather.scatter(c, c.text("x"), x_type, parts)
     v_type = as_array_type(c.type("values"))
@@ -547,6 +547,24 @@ def _at(c):
         else:
             lines.append(f"{copy}[{idx}] = {copy}[{idx}] {symbol} {values}")
     return lines + [f"{c.target} = {copy}"]
+
+
+def _at_of_a_scalar(c, x_type, parts):
+    """``x.at[()]`` / ``x.at[...]`` of a 0-d ``x`` (a getitem's cotangent): the one element
+    combined with the one value."""
+    if not all(p.kind in ("ellipsis", "new") for p in parts):
+        raise Unsupported("x.at on a scalar with an index")
+    v_type = as_array_type(c.type("values"))
+    if not all(v_type.ones):  # (more than one value: NumPy's error, on the python backend)
+        raise Unsupported("x.at on a scalar with values of run-time size")
+    value = c.text("values") if v_type.ndim == 0 else f"{c.text('values')}.ravel()[0]"
+    value = f"np.{x_type.dtype.name}({value})"
+    x = c.text("x")
+    combined = {"at_set": value, "at_add": f"{x} + {value}", "at_subtract": f"{x} - {value}",
+                "at_multiply": f"{x} * {value}", "at_divide": f"{x} / {value}",
+                "at_min": f"_rt.minimum({x}, {value})",
+                "at_max": f"_rt.maximum({x}, {value})"}[c.op.name]
+    return c.assign(f"np.{x_type.dtype.name}({combined})")
 
 
 @lowering("concatenate", "stack")

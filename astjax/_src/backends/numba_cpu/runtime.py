@@ -100,6 +100,15 @@ def _product_of(a, b):
             and a.dtype == b.dtype and a.dtype in _BLAS_TYPES:
         kind = np.int8(_KIND[np.dtype(str(a.dtype))])
         return lambda a, b: _gemm(kind, _any_layout(a), _any_layout(b))
+    # a strided operand (layout 'A': a vector sliced with a step) is copied first, as np.dot
+    # would, and Numba does not print its NumbaPerformanceWarning at the user's call
+    strided = [isinstance(t, types.Array) and t.layout == "A" for t in (a, b)]
+    if strided == [True, True]:
+        return lambda a, b: np.dot(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    if strided[0]:
+        return lambda a, b: np.dot(np.ascontiguousarray(a), b)
+    if strided[1]:
+        return lambda a, b: np.dot(a, np.ascontiguousarray(b))
     return lambda a, b: np.dot(a, b)
 
 
