@@ -119,8 +119,12 @@ def _logaddexp_jvp(primals, tangents):
     """JAX's: t1 exp(x1 - out) + t2 exp(x2 - out), +inf read as 0 (no inf - inf)."""
     (x1, x2), (t1, t2) = primals, tangents
     out = logaddexp(x1, x2)
-    return out, (t1 * jnp.exp(_finite_above(x1) - _finite_above(out)) +
-                 t2 * jnp.exp(_finite_above(x2) - _finite_above(out)))
+    return out, _weighted_tangents(jnp.exp, out, x1, x2, t1, t2)
+
+
+def _weighted_tangents(exp, out, x1, x2, t1, t2):
+    return (t1 * exp(_finite_above(x1) - _finite_above(out)) +
+            t2 * exp(_finite_above(x2) - _finite_above(out)))
 
 
 def _finite_above(x):
@@ -145,8 +149,7 @@ def logaddexp2(x1, x2):
 def _logaddexp2_jvp(primals, tangents):
     (x1, x2), (t1, t2) = primals, tangents
     out = logaddexp2(x1, x2)
-    return out, (t1 * jnp.exp2(_finite_above(x1) - _finite_above(out)) +
-                 t2 * jnp.exp2(_finite_above(x2) - _finite_above(out)))
+    return out, _weighted_tangents(jnp.exp2, out, x1, x2, t1, t2)
 
 
 def sinc(x):

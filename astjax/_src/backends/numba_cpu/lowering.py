@@ -144,7 +144,12 @@ def _swapaxes(c):
     i, j = c.param("axis1") % max(rank, 1), c.param("axis2") % max(rank, 1)
     order = list(range(rank))
     order[i], order[j] = order[j], order[i]
-    if order == list(range(rank)):
+    return _permuted(c, a, order)
+
+
+def _permuted(c, a, order):
+    """``a`` with its axes in ``order``, C-ordered (later reshapes and BLAS calls want it)."""
+    if order == list(range(len(order))):
         return c.assign(a)
     return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, order))}))")
 
@@ -181,9 +186,7 @@ def _moveaxis(c):
     order = [d for d in range(rank) if d not in source]
     for dst, src in sorted(zip(destination, source)):
         order.insert(dst, src)
-    if order == list(range(rank)):
-        return c.assign(a)
-    return c.assign(f"_rt.ascontiguousarray(_rt.transpose({a}, {tuple_source(map(str, order))}))")
+    return _permuted(c, a, order)
 
 
 @lowering("flip")
