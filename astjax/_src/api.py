@@ -637,15 +637,9 @@ class Lowered:
         return LoweredCall(self.jitted, self.compiled)
 
 
-class LoweredCall:
+class LoweredCall(Lowered):
     """``jit(f).lower(*args).compile()``: calls of ``f`` with arguments of the lowered
     types; others are a TypeError, as in JAX."""
-
-    def __init__(self, jitted, compiled):
-        self.jitted, self.compiled = jitted, compiled
-
-    def as_text(self):
-        return self.compiled.source
 
     def __call__(self, *args, **kwargs):
         compiled, values = self.jitted.compiled_for(args, kwargs)

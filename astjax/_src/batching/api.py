@@ -7,8 +7,6 @@ outputs' batch axes to ``out_axes``. Like grad and jit it is a transform object,
 compiled code can call it and it composes: ``jit(vmap(f))``, ``vmap(grad(f))``,
 ``grad(vmap(...))``, ``vmap(vmap(f))``.
 """
-import inspect
-
 import numpy as np
 
 from ..api import Jitted
@@ -17,13 +15,6 @@ from ..ir.types import (ArrayType, SequenceType, Static, TreeType, keyed_childre
                         type_of_value)
 from . import batched as bt_
 from .transform import batched_function
-
-
-def check_call(fun, args, kwargs):
-    try:
-        inspect.signature(fun).bind(*args, **kwargs)
-    except TypeError as e:
-        raise TypeError(f"{fun.__name__}(): {e}") from None
 
 
 def keyword_call(fun, in_axes, n, keywords):
@@ -66,7 +57,7 @@ class Vmapped(Jitted):
         return compiled.run(values)
 
     def _with_keywords(self, args, kwargs):
-        check_call(self.fun, args, kwargs)
+        self.bind(args, kwargs)  # Python's errors for the call
         return self.keyword_variant(len(args), tuple(kwargs))(*args, *kwargs.values())
 
     def keyword_variant(self, n_positional, keywords):

@@ -10,7 +10,7 @@ import inspect
 from ..api import Jitted
 from ..config import config
 from ..runtime.devices import local_device_count
-from .api import Vmapped, check_call, keyword_call
+from .api import Vmapped, keyword_call
 
 
 class Pmapped(Jitted):
@@ -53,7 +53,7 @@ class Pmapped(Jitted):
         return super().__call__(*args, **kwargs)
 
     def _with_keywords(self, args, kwargs):
-        check_call(self.mapped.fun, args, kwargs)
+        self.bind(args, kwargs)  # Python's errors for the call
         return self.keyword_variant(len(args), tuple(kwargs))(*args, *kwargs.values())
 
     def keyword_variant(self, n_positional, keywords):
@@ -68,6 +68,7 @@ class Pmapped(Jitted):
             mapped = self.with_keywords[key] = Pmapped(
                 fun, axis_name, in_axes, out_axes, static, devices, axis_size, donate)
         return mapped
+
 
 def pmap(fun=None, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=(),

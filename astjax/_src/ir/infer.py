@@ -1345,9 +1345,9 @@ def _pass_every_parameter(node, sig):
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return
     positional = [p for p in params if p.kind is not p.KEYWORD_ONLY]
-    passed = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
     if len(node.args) == len(positional):
         return
+    passed = sig.bind(*node.args, **{k.arg: k.value for k in node.keywords}).arguments
     node.args = [passed[p.name] if p.name in passed else _static_constant(p.default)
                  for p in positional]
     node.keywords = [k for k in node.keywords if k.arg not in {p.name for p in positional}]

@@ -178,12 +178,17 @@ def _two_product(a, b):
     return p, e
 
 
+def _two_sum(a, b):
+    """s, e with s + e == a + b exactly (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
 def _round_to_odd_sum(p, z):
     """p + z in float64 rounded to odd (an inexact sum gets the neighbour whose last bit is
     1): rounding that to a float of at most 51 bits rounds the exact sum once."""
-    s = p + z
-    b = s - p
-    err = (p - (s - b)) + (z - b)  # the exact p + z - s (TwoSum)
+    s, err = _two_sum(p, z)
     even = (s.view(np.int64) & 1) == 0
     away = np.where(err > 0, np.inf, -np.inf)
     return np.where((err != 0) & even & np.isfinite(s), np.nextafter(s, away), s)
@@ -217,9 +222,7 @@ def _fma(x, y, z):
         return s.astype(dtype)
     with np.errstate(all="ignore"):
         p, e = _two_product(x, y)
-        s = p + z
-        bb = s - p
-        t = (p - (s - bb)) + (z - bb)
+        s, t = _two_sum(p, z)
         out = s + (t + e)
         plain = x * y + z
         return np.asarray(np.where(np.isfinite(out), out, plain)).astype(dtype, copy=False)

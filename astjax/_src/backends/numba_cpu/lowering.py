@@ -464,8 +464,13 @@ def _outer(c):
     types = [as_array_type(c.type(n)) for n in ("a", "b")]
     if any(t.ndim == 0 for t in types):
         raise Unsupported("outer of a scalar")
-    a, b = (f"_rt.ascontiguousarray({c.text(n)}).ravel().astype({c.dtype()})" for n in "ab")
+    a, b = _flattened(c, "a", "b")
     return c.assign(f"np.outer({a}, {b})")
+
+
+def _flattened(c, *names):
+    """The operands ``names`` flattened, C-ordered, in the result's dtype."""
+    return [f"_rt.ascontiguousarray({c.text(n)}).ravel().astype({c.dtype()})" for n in names]
 
 
 @lowering("vdot")
@@ -473,7 +478,7 @@ def _vdot(c):
     """The dot of the flattened operands, a's conjugated (np.vdot: BLAS for floats)."""
     if any(as_array_type(c.type(n)).ndim == 0 for n in ("a", "b")):
         raise Unsupported("vdot of a scalar")
-    a, b = (f"_rt.ascontiguousarray({c.text(n)}).ravel().astype({c.dtype()})" for n in "ab")
+    a, b = _flattened(c, "a", "b")
     if c.out.dtype.kind in "fc":
         return c.assign(f"{c.dtype()}(np.vdot({a}, {b}))")
     return c.assign(f"{c.dtype()}(np.sum({a} * {b}))")
